@@ -1,0 +1,176 @@
+import type { ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+
+/**
+ * The contract between the kit's runner and its catalogue of checks. A check states one rule of the
+ * spec, at one level (spec-gaps "kit stance"), and proves or disproves it with real HTTP exchanges.
+ */
+
+/**
+ * MUST: the spec says it; a failure fails the run.
+ * SHOULD: follows from the spec without being said; fails the run only with --strict.
+ * REFERENCE: the reference server's own answer to an open point; run only with --profile reference.
+ * PROBE: an open point, run to show what the target does; never fails, its observation is reported.
+ */
+export const LEVELS = ["MUST", "SHOULD", "REFERENCE", "PROBE"] as const;
+export type Level = (typeof LEVELS)[number];
+
+export type Profile = "spec" | "reference";
+
+/** What a check needs from the token manifest; a check whose need is unmet is skipped with the reason. */
+export type TokenNeed =
+  | { kind: "full"; org?: 0 | 1 } // active, every scope that has an endpoint, an organization with API access
+  | { kind: "scopes"; scopes: readonly string[]; exact?: boolean } // active token holding (exactly) these
+  | { kind: "no-scope" }
+  | { kind: "revoked" }
+  | { kind: "expired" }
+  | { kind: "no-api-plan" };
+
+export interface Check {
+  /** Stable id, `area.rule-name`, used by --grep, reports and the kit's own mutation tests. */
+  id: string;
+  /** The spec section it enforces, as cited in the spec: "§4 Endpoints", "§7 Errors". */
+  section: string;
+  level: Level;
+  /** One line: the rule, as a reader of the report needs it. */
+  rule: string;
+  /** The spec-gaps row this check takes its stance from, if any (e.g. 10 for #10). */
+  gap?: number;
+  /** Creates records on the target; skipped by --read-only. */
+  writes?: boolean;
+  /**
+   * "final": runs after every other check, in catalogue order: checks that exhaust the rate limit (the
+   * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`).
+   */
+  phase?: "final";
+  /** Opt-in only (slow): run when --grep names it or --slow is given. */
+  slow?: boolean;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+export interface HttpRequest {
+  method: string;
+  /** Path relative to the base URL, starting with "/": "/api/v1/contacts". */
+  path: string;
+  /** Query parameters; an array repeats the parameter. Appended to `path` in order. */
+  query?: Record<string, string | readonly string[]>;
+  /** A manifest token, a raw Authorization header value (`{ header: "bearer x" }`), or none. */
+  auth?: ManifestToken | { header: string } | null;
+  headers?: Record<string, string>;
+  /** A JSON value, sent as `application/json` unless `headers` says otherwise. */
+  json?: unknown;
+  /** A body sent as is (malformed JSON, oversized bodies, numbers written exactly). */
+  rawBody?: string | Uint8Array;
+}
+
+export interface HttpExchange {
+  request: HttpRequest;
+  status: number;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: unknown;
+  /** `curl` command that replays the request, the token shown as $TOKEN. */
+  curl: string;
+}
+
+export interface HttpClient {
+  /** Sends one request, paced under the rate limit; a 429 outside a burst check is waited out (Retry-After). */
+  send(request: HttpRequest): Promise<HttpExchange>;
+  /** Sends without pacing or waiting out 429s: for the rate-limit burst only. */
+  sendUnpaced(request: HttpRequest): Promise<HttpExchange>;
+  /** Every exchange of the run so far, in order. */
+  history(): readonly HttpExchange[];
+}
+
+export interface RunOptions {
+  profile: Profile;
+  strict: boolean;
+  readOnly: boolean;
+  seed: number;
+  numRuns: number;
+  /** Requests per window the target is expected to enforce (--rate-limit, per minute). */
+  rateLimit: number;
+  /**
+   * The rate-limit window in ms: 60 000 against any target. The embedded reference runs with a shorter
+   * window so that a default run is not throttled to 100 requests a minute (see DECISIONS.md).
+   */
+  rateWindowMs: number;
+}
+
+export interface TokenPool {
+  manifest: TokenManifest;
+  /** The token meeting the need, or undefined (the runner skips checks whose `needs` are unmet). */
+  find(need: TokenNeed): ManifestToken | undefined;
+  /** Like find, but skips the check with a reason naming the missing kind when there is none. */
+  get(need: TokenNeed): ManifestToken;
+}
+
+export interface CheckContext {
+  http: HttpClient;
+  tokens: TokenPool;
+  options: RunOptions;
+  /** A short marker unique to this run (`cfk-<base36>`); every record created carries it. */
+  marker: string;
+  /** Ends the check as skipped, with the reason in the report. */
+  skip(reason: string): never;
+  /** Records what the target did (PROBE observations; also allowed on other levels as notes). */
+  observe(observation: string): void;
+  /** Shared state between checks of one run (e.g. records created once and read by several checks). */
+  cache: Map<string, unknown>;
+}
+
+/** Thrown by a check (through the assertion helpers) to fail it with a readable account. */
+export class CheckFailure extends Error {
+  readonly expected: string;
+  readonly actual: string;
+  readonly exchange: HttpExchange | undefined;
+  /** For property checks: the seed and path that replay the shrunk counterexample. */
+  readonly replay: string | undefined;
+
+  constructor(
+    message: string,
+    init: { expected: string; actual: string; exchange?: HttpExchange; replay?: string },
+  ) {
+    super(message);
+    this.name = "CheckFailure";
+    this.expected = init.expected;
+    this.actual = init.actual;
+    this.exchange = init.exchange;
+    this.replay = init.replay;
+  }
+}
+
+export type Outcome = "pass" | "fail" | "skip" | "observed";
+
+export interface CheckResult {
+  id: string;
+  section: string;
+  level: Level;
+  rule: string;
+  outcome: Outcome;
+  /** Whether this result fails the run under the options given (MUST fail; SHOULD fail with --strict). */
+  failsRun: boolean;
+  durationMs: number;
+  requests: number;
+  skipReason?: string;
+  observations: string[];
+  failure?: {
+    message: string;
+    expected: string;
+    actual: string;
+    curl?: string;
+    status?: number;
+    replay?: string;
+  };
+}
+
+export interface RunReport {
+  target: string;
+  embedded: boolean;
+  options: RunOptions;
+  startedAt: string;
+  durationMs: number;
+  requests: number;
+  results: CheckResult[];
+}

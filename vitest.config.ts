@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "conformance/**/*.test.ts"],
+    environment: "node",
+    // Property tests print their seed on failure; keep runs deterministic unless FC_SEED is given.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});

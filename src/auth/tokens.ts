@@ -1,0 +1,355 @@
+import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../clock.js";
+import { SCOPES } from "../domain/model.js";
+import type { Scope } from "../domain/model.js";
+
+/**
+ * API tokens (§5, §3 Token status): creation, revocation, resolution of an `Authorization` header and
+ * usage counting. Knows nothing of HTTP: the auth middleware maps a `Resolution` to 401/403, and the
+ * token-management page (§5.2, §5.3, §5.5, §5.7) will drive `create`, `revoke` and `list`.
+ *
+ * Only a SHA-256 hash of each token is kept (spec-gaps #2): the clear token leaves `create` once and
+ * cannot be shown again (§5.3).
+ */
+
+export type TokenStatus = "Active" | "Expired" | "Revoked";
+
+/** What a usage view may show: never the secret, never the hash. */
+export interface TokenView {
+  id: string;
+  name: string;
+  organizationId: string;
+  /** Sorted in SCOPES order, no duplicates. */
+  scopes: Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  requestCount: number;
+  /** Computed at the clock's now. */
+  status: TokenStatus;
+  /** prefix + "_…" + the last 4 chars: enough to recognise a token, far too little to guess it. */
+  hint: string;
+}
+
+export type Resolution =
+  | { ok: true; token: TokenView }
+  | { ok: false; reason: "missing" | "malformed" | "unknown" | "revoked" | "expired"; tokenId?: string };
+
+export class TokenError extends Error {
+  readonly reason: "not_found" | "invalid";
+  readonly field?: string;
+
+  constructor(reason: "not_found" | "invalid", message: string, field?: string) {
+    super(message);
+    this.name = "TokenError";
+    this.reason = reason;
+    if (field !== undefined) this.field = field;
+  }
+}
+
+export interface TokenRegistryOptions {
+  prefix: string;
+  clock: Clock;
+  randomBytes?: (n: number) => Uint8Array;
+}
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** 62 * 4: bytes at or above it are rejected, otherwise `byte % 62` would favour the first 8 chars. */
+const UNBIASED_LIMIT = 248;
+/** 40 * log2(62) ≈ 238 bits, well above the ≥ 190 of spec-gaps #2. */
+const SECRET_LENGTH = 40;
+/** What `import` and `resolve` accept: 32 chars is the ≥ 190-bit floor of spec-gaps #2. */
+const MIN_SECRET_LENGTH = 32;
+const ID_PREFIX = "tok_";
+const ID_LENGTH = 16;
+const NAME_MAX_CODE_POINTS = 100;
+const HINT_TAIL = 4;
+/** A random source that keeps repeating itself is broken; failing beats looping forever. */
+const MAX_DRAWS = 8;
+
+const PREFIX_RE = /^[A-Za-z][A-Za-z0-9]*$/;
+const SCOPE_ORDER: ReadonlyMap<string, number> = new Map(SCOPES.map((s, i) => [s, i]));
+
+/** The record behind a view. `hash` is the only trace of the secret besides the 4-char hint. */
+interface TokenRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly organizationId: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+  requestCount: number;
+  readonly hash: Buffer;
+  readonly hint: string;
+}
+
+function drawBase62(randomBytes: (n: number) => Uint8Array, length: number): string {
+  let out = "";
+  while (out.length < length) {
+    // Ask for a few spare bytes: about 3% are rejected, and one call usually suffices.
+    const bytes = randomBytes(length - out.length + 8);
+    for (const byte of bytes) {
+      if (byte >= UNBIASED_LIMIT) continue;
+      out += BASE62.charAt(byte % 62);
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+function sha256(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+function isValidDate(value: unknown): value is Date {
+  return value instanceof Date && !Number.isNaN(value.getTime());
+}
+
+function toDate(ms: number | null): Date | null {
+  return ms === null ? null : new Date(ms);
+}
+
+function invalid(field: string, message: string): TokenError {
+  return new TokenError("invalid", message, field);
+}
+
+function checkOrganizationId(organizationId: unknown): string {
+  if (typeof organizationId !== "string" || organizationId.trim() === "") {
+    throw invalid("organizationId", "organizationId must be a non-blank string");
+  }
+  return organizationId;
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== "string" || name.trim() === "") {
+    throw invalid("name", "name must not be blank");
+  }
+  // Code points, not UTF-16 units: an emoji is one character to the person typing the name.
+  if ([...name].length > NAME_MAX_CODE_POINTS) {
+    throw invalid("name", `name must be at most ${NAME_MAX_CODE_POINTS} characters`);
+  }
+  return name;
+}
+
+function normalizeScopes(scopes: unknown, allowEmpty: boolean): Scope[] {
+  if (!Array.isArray(scopes)) throw invalid("scopes", "scopes must be an array");
+  const seen = new Set<Scope>();
+  for (const scope of scopes as unknown[]) {
+    if (typeof scope !== "string" || !SCOPE_ORDER.has(scope)) {
+      throw invalid("scopes", `unknown scope: ${String(scope)}`);
+    }
+    seen.add(scope as Scope);
+  }
+  if (seen.size === 0 && !allowEmpty) throw invalid("scopes", "at least one scope is required");
+  return [...seen].sort((a, b) => (SCOPE_ORDER.get(a) ?? 0) - (SCOPE_ORDER.get(b) ?? 0));
+}
+
+export class TokenRegistry {
+  readonly #prefix: string;
+  readonly #clock: Clock;
+  readonly #randomBytes: (n: number) => Uint8Array;
+  readonly #byId = new Map<string, TokenRecord>();
+  /** Keyed by the hex of the hash; the match is then confirmed in constant time. */
+  readonly #byHash = new Map<string, TokenRecord>();
+  readonly #tokenRe: RegExp;
+
+  constructor(options: TokenRegistryOptions) {
+    if (typeof options.prefix !== "string" || !PREFIX_RE.test(options.prefix)) {
+      throw invalid("prefix", "prefix must be a letter followed by letters or digits");
+    }
+    this.#prefix = options.prefix;
+    this.#clock = options.clock;
+    this.#randomBytes = options.randomBytes ?? ((n) => cryptoRandomBytes(n));
+    this.#tokenRe = new RegExp(`^${options.prefix}_[0-9A-Za-z]{${MIN_SECRET_LENGTH},}$`);
+  }
+
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  create(input: {
+    organizationId: string;
+    name: string;
+    scopes: readonly Scope[];
+    expiresAt?: Date | null;
+  }): { token: string; view: TokenView } {
+    const now = this.#clock.now().getTime();
+    const organizationId = checkOrganizationId(input.organizationId);
+    const name = checkName(input.name);
+    const scopes = normalizeScopes(input.scopes, false);
+    let expiresAt: number | null = null;
+    if (input.expiresAt !== undefined && input.expiresAt !== null) {
+      if (!isValidDate(input.expiresAt)) throw invalid("expiresAt", "expiresAt must be a valid date");
+      // A token born expired is useless; at exactly now it would already be Expired (spec-gaps #27).
+      if (input.expiresAt.getTime() <= now) throw invalid("expiresAt", "expiresAt must be in the future");
+      expiresAt = input.expiresAt.getTime();
+    }
+
+    for (let attempt = 0; attempt < MAX_DRAWS; attempt++) {
+      const token = `${this.#prefix}_${drawBase62(this.#randomBytes, SECRET_LENGTH)}`;
+      const hash = sha256(token);
+      if (this.#byHash.has(hash.toString("hex"))) continue;
+      const record = this.#store(
+        { organizationId, name, scopes, createdAt: now, expiresAt, revokedAt: null },
+        token,
+        hash,
+      );
+      return { token, view: this.#view(record, now) };
+    }
+    throw new Error("the random source keeps producing tokens that already exist");
+  }
+
+  /** Seeds a token given in clear (fixtures). Expired or revoked fixtures are allowed on purpose. */
+  import(input: {
+    token: string;
+    organizationId: string;
+    name: string;
+    scopes: readonly Scope[];
+    expiresAt: Date | null;
+    revoked?: boolean;
+    createdAt?: Date;
+  }): TokenView {
+    const now = this.#clock.now().getTime();
+    if (typeof input.token !== "string" || !this.#tokenRe.test(input.token)) {
+      throw invalid(
+        "token",
+        `token must be "${this.#prefix}_" followed by at least ${MIN_SECRET_LENGTH} base62 characters`,
+      );
+    }
+    const organizationId = checkOrganizationId(input.organizationId);
+    const name = checkName(input.name);
+    // A fixture token without scopes is legitimate: it is how a client sees 403 on every endpoint.
+    const scopes = normalizeScopes(input.scopes, true);
+    if (input.expiresAt !== null && !isValidDate(input.expiresAt)) {
+      throw invalid("expiresAt", "expiresAt must be a valid date or null");
+    }
+    if (input.createdAt !== undefined && !isValidDate(input.createdAt)) {
+      throw invalid("createdAt", "createdAt must be a valid date");
+    }
+    const hash = sha256(input.token);
+    if (this.#byHash.has(hash.toString("hex"))) throw invalid("token", "token already exists");
+    const createdAt = input.createdAt?.getTime() ?? now;
+    const record = this.#store(
+      {
+        organizationId,
+        name,
+        scopes,
+        createdAt,
+        expiresAt: input.expiresAt?.getTime() ?? null,
+        revokedAt: input.revoked === true ? createdAt : null,
+      },
+      input.token,
+      hash,
+    );
+    return this.#view(record, now);
+  }
+
+  revoke(id: string): TokenView {
+    const record = this.#require(id);
+    const now = this.#clock.now().getTime();
+    // Irreversible (§3): the first revocation instant stands, a second revoke is a no-op.
+    record.revokedAt ??= now;
+    return this.#view(record, now);
+  }
+
+  get(id: string): TokenView | undefined {
+    const record = this.#byId.get(id);
+    return record === undefined ? undefined : this.#view(record, this.#clock.now().getTime());
+  }
+
+  list(organizationId: string): TokenView[] {
+    const now = this.#clock.now().getTime();
+    return [...this.#byId.values()]
+      .filter((r) => r.organizationId === organizationId)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .map((r) => this.#view(r, now));
+  }
+
+  /** Reads an `Authorization` header. Never counts a use: the caller does, once it has decided to. */
+  resolve(authorization: string | undefined): Resolution {
+    if (authorization === undefined || authorization === "") return { ok: false, reason: "missing" };
+    const parts = authorization.split(" ");
+    if (parts.length !== 2) return { ok: false, reason: "malformed" };
+    const [scheme, token] = parts as [string, string];
+    // RFC 9110 §11.1: auth schemes are case-insensitive (spec-gaps #35).
+    if (scheme.toLowerCase() !== "bearer" || !this.#tokenRe.test(token)) {
+      return { ok: false, reason: "malformed" };
+    }
+    const hash = sha256(token);
+    const record = this.#byHash.get(hash.toString("hex"));
+    // The Map lookup only narrows the candidate; equality is confirmed without an early exit (spec-gaps #2).
+    if (record === undefined || !timingSafeEqual(record.hash, hash)) return { ok: false, reason: "unknown" };
+    const view = this.#view(record, this.#clock.now().getTime());
+    if (view.status === "Revoked") return { ok: false, reason: "revoked", tokenId: record.id };
+    if (view.status === "Expired") return { ok: false, reason: "expired", tokenId: record.id };
+    return { ok: true, token: view };
+  }
+
+  /**
+   * Counts one request (spec-gaps #28). Not refused for a token revoked meanwhile: the request being
+   * counted was accepted while the token was active.
+   */
+  recordUse(id: string): void {
+    const record = this.#require(id);
+    record.requestCount += 1;
+    record.lastUsedAt = this.#clock.now().getTime();
+  }
+
+  #require(id: string): TokenRecord {
+    const record = this.#byId.get(id);
+    if (record === undefined) throw new TokenError("not_found", `no token with id ${String(id)}`);
+    return record;
+  }
+
+  #newId(): string {
+    for (let attempt = 0; attempt < MAX_DRAWS; attempt++) {
+      const id = ID_PREFIX + drawBase62(this.#randomBytes, ID_LENGTH);
+      if (!this.#byId.has(id)) return id;
+    }
+    throw new Error("the random source keeps producing token ids that already exist");
+  }
+
+  /** `token` is only read here for its last chars; it is not kept. */
+  #store(
+    fields: Pick<TokenRecord, "organizationId" | "name" | "scopes" | "createdAt" | "expiresAt" | "revokedAt">,
+    token: string,
+    hash: Buffer,
+  ): TokenRecord {
+    const record: TokenRecord = {
+      ...fields,
+      id: this.#newId(),
+      lastUsedAt: null,
+      requestCount: 0,
+      hash,
+      hint: `${this.#prefix}_…${token.slice(-HINT_TAIL)}`,
+    };
+    this.#byId.set(record.id, record);
+    this.#byHash.set(hash.toString("hex"), record);
+    return record;
+  }
+
+  #view(record: TokenRecord, now: number): TokenView {
+    return {
+      id: record.id,
+      name: record.name,
+      organizationId: record.organizationId,
+      scopes: [...record.scopes],
+      createdAt: new Date(record.createdAt),
+      expiresAt: toDate(record.expiresAt),
+      revokedAt: toDate(record.revokedAt),
+      lastUsedAt: toDate(record.lastUsedAt),
+      requestCount: record.requestCount,
+      // Revoked wins over Expired: revocation is a deliberate act, expiry only the passing of time.
+      status:
+        record.revokedAt !== null
+          ? "Revoked"
+          : record.expiresAt !== null && record.expiresAt <= now
+            ? "Expired"
+            : "Active",
+      hint: record.hint,
+    };
+  }
+}

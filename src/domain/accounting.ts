@@ -1,0 +1,85 @@
+import type { Clock } from "../clock.js";
+import type { Store } from "../store/store.js";
+import type {
+  ContactCreateInput,
+  ContactListInput,
+  ExpenseListInput,
+  InvoiceListInput,
+  ProductCreateInput,
+  ProductListInput,
+} from "../validation/schemas.js";
+import { DomainError } from "./errors.js";
+import type { IdGenerator } from "./ids.js";
+import type { Contact, Expense, Invoice, Product } from "./model.js";
+
+export interface Deps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+/**
+ * The operations of §1, each for one organization. Inputs are already validated; the rules left
+ * here are those that need the stored data (sku uniqueness) or the clock.
+ */
+export class Accounting {
+  constructor(private readonly deps: Deps) {}
+
+  listContacts(organizationId: string, query: ContactListInput): Contact[] {
+    return this.deps.store.listContacts(organizationId, query);
+  }
+
+  createContact(organizationId: string, input: ContactCreateInput): Contact {
+    const now = this.deps.clock.now();
+    const contact: Contact = {
+      id: this.deps.ids("con"),
+      organizationId,
+      type: input.type,
+      name: input.name,
+      email: input.email ?? null,
+      phone: input.phone ?? null,
+      address: input.address ?? null,
+      taxNumberTPS: input.taxNumberTPS ?? null,
+      taxNumberTVQ: input.taxNumberTVQ ?? null,
+      createdAt: now,
+      updatedAt: now, // spec-gaps #29
+    };
+    this.deps.store.addContact(contact);
+    return contact;
+  }
+
+  listProducts(organizationId: string, query: ProductListInput): Product[] {
+    return this.deps.store.listProducts(organizationId, query);
+  }
+
+  createProduct(organizationId: string, input: ProductCreateInput): Product {
+    // §4: a duplicate sku is invalid_request; checked per organization only, so that the answer
+    // never tells one organization what another holds (spec-gaps #20).
+    if (this.deps.store.productBySku(organizationId, input.sku) !== undefined) {
+      throw new DomainError("sku", "is already used by another product of this organization");
+    }
+    const now = this.deps.clock.now();
+    const product: Product = {
+      id: this.deps.ids("prd"),
+      organizationId,
+      sku: input.sku,
+      name: input.name,
+      description: input.description ?? null,
+      type: input.type,
+      unitPrice: input.unitPrice,
+      taxable: input.taxable,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.deps.store.addProduct(product);
+    return product;
+  }
+
+  listInvoices(organizationId: string, query: InvoiceListInput): Invoice[] {
+    return this.deps.store.listInvoices(organizationId, query);
+  }
+
+  listExpenses(organizationId: string, query: ExpenseListInput): Expense[] {
+    return this.deps.store.listExpenses(organizationId, query);
+  }
+}

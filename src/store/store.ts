@@ -1,0 +1,159 @@
+import type {
+  Contact,
+  ContactType,
+  Expense,
+  ExpenseStatus,
+  Invoice,
+  InvoiceStatus,
+  LedgerAccount,
+  Organization,
+  Product,
+} from "../domain/model.js";
+import { OrderedIndex, type Keyed } from "./ordered-index.js";
+
+export interface PageQuery {
+  limit: number;
+  /** Exclusive upper bound on the list's order key, in ms since the epoch. */
+  before?: number;
+}
+
+/**
+ * One collection of an organization: every record in serving order, plus one index per value of the
+ * field lists filter on, so that a filtered page is read as directly as an unfiltered one.
+ */
+class Collection<T extends Keyed, Tag extends string> {
+  readonly #all: OrderedIndex<T>;
+  readonly #byTag = new Map<Tag, OrderedIndex<T>>();
+  readonly #byId = new Map<string, T>();
+  readonly #key: (item: T) => number;
+  readonly #tag: (item: T) => Tag;
+
+  constructor(key: (item: T) => number, tag: (item: T) => Tag) {
+    this.#key = key;
+    this.#tag = tag;
+    this.#all = new OrderedIndex(key);
+  }
+
+  add(item: T): void {
+    if (this.#byId.has(item.id)) throw new Error(`duplicate id ${item.id}`);
+    const frozen = Object.freeze(item);
+    this.#byId.set(item.id, frozen);
+    this.#all.insert(frozen);
+    const tag = this.#tag(frozen);
+    let index = this.#byTag.get(tag);
+    if (index === undefined) {
+      index = new OrderedIndex(this.#key);
+      this.#byTag.set(tag, index);
+    }
+    index.insert(frozen);
+  }
+
+  get(id: string): T | undefined {
+    return this.#byId.get(id);
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  page(query: PageQuery, tag?: Tag): T[] {
+    const index = tag === undefined ? this.#all : this.#byTag.get(tag);
+    return index === undefined ? [] : index.newestFirst(query.limit, query.before);
+  }
+}
+
+const byCreatedAt = (r: { createdAt: Date }): number => r.createdAt.getTime();
+const byDate = (r: { date: Date }): number => r.date.getTime();
+
+class OrganizationData {
+  readonly contacts = new Collection<Contact, ContactType>(byCreatedAt, (c) => c.type);
+  readonly products = new Collection<Product, "all">(byCreatedAt, () => "all");
+  readonly invoices = new Collection<Invoice, InvoiceStatus>(byDate, (i) => i.status);
+  readonly expenses = new Collection<Expense, ExpenseStatus>(byDate, (e) => e.status);
+  readonly accounts = new Map<string, LedgerAccount>();
+  /** sku → product: the uniqueness rule of §4 is per organization and exact (spec-gaps #20). */
+  readonly skus = new Map<string, Product>();
+
+  constructor(readonly organization: Organization) {}
+}
+
+/**
+ * The in-memory store. Every read and write names the organization, and nothing crosses from one
+ * organization's data to another's: isolation is a property of the layout, not of a filter.
+ * Records are frozen when stored; the store knows nothing of HTTP or validation.
+ */
+export class Store {
+  readonly #orgs = new Map<string, OrganizationData>();
+
+  addOrganization(organization: Organization): void {
+    if (this.#orgs.has(organization.id)) throw new Error(`duplicate organization ${organization.id}`);
+    this.#orgs.set(organization.id, new OrganizationData(Object.freeze(organization)));
+  }
+
+  organization(id: string): Organization | undefined {
+    return this.#orgs.get(id)?.organization;
+  }
+
+  organizations(): Organization[] {
+    return [...this.#orgs.values()].map((o) => o.organization);
+  }
+
+  addContact(contact: Contact): void {
+    this.#org(contact.organizationId).contacts.add(contact);
+  }
+
+  contact(organizationId: string, id: string): Contact | undefined {
+    return this.#orgs.get(organizationId)?.contacts.get(id);
+  }
+
+  listContacts(organizationId: string, query: PageQuery & { type?: ContactType }): Contact[] {
+    return this.#org(organizationId).contacts.page(query, query.type);
+  }
+
+  countContacts(organizationId: string): number {
+    return this.#org(organizationId).contacts.size;
+  }
+
+  addProduct(product: Product): void {
+    const org = this.#org(product.organizationId);
+    if (org.skus.has(product.sku)) throw new Error(`duplicate sku ${product.sku}`);
+    org.products.add(product);
+    org.skus.set(product.sku, product);
+  }
+
+  productBySku(organizationId: string, sku: string): Product | undefined {
+    return this.#orgs.get(organizationId)?.skus.get(sku);
+  }
+
+  listProducts(organizationId: string, query: PageQuery): Product[] {
+    return this.#org(organizationId).products.page(query);
+  }
+
+  addAccount(account: LedgerAccount): void {
+    const org = this.#org(account.organizationId);
+    if (org.accounts.has(account.id)) throw new Error(`duplicate account ${account.id}`);
+    org.accounts.set(account.id, Object.freeze(account));
+  }
+
+  addInvoice(invoice: Invoice): void {
+    this.#org(invoice.organizationId).invoices.add(invoice);
+  }
+
+  listInvoices(organizationId: string, query: PageQuery & { status?: InvoiceStatus }): Invoice[] {
+    return this.#org(organizationId).invoices.page(query, query.status);
+  }
+
+  addExpense(expense: Expense): void {
+    this.#org(expense.organizationId).expenses.add(expense);
+  }
+
+  listExpenses(organizationId: string, query: PageQuery & { status?: ExpenseStatus }): Expense[] {
+    return this.#org(organizationId).expenses.page(query, query.status);
+  }
+
+  #org(id: string): OrganizationData {
+    const org = this.#orgs.get(id);
+    if (org === undefined) throw new Error(`unknown organization ${id}`);
+    return org;
+  }
+}

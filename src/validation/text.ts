@@ -1,0 +1,22 @@
+/**
+ * Text rules shared by every string field. "max N characters" counts Unicode code points
+ * (spec-gaps #16): an emoji is one character, as a person counts it, not two UTF-16 units.
+ */
+export const codePointLength = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n += 1;
+  return n;
+};
+
+const LONE_SURROGATE = /\p{Cs}/u;
+export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s);
+
+export const isBlank = (s: string): boolean => s.trim().length === 0;
+
+/**
+ * The WHATWG HTML definition of a valid e-mail address (spec-gaps #18): what a browser's
+ * `<input type="email">` accepts, so a frontend's own check and the server's agree.
+ */
+const WHATWG_EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+export const isEmail = (s: string): boolean => WHATWG_EMAIL.test(s);

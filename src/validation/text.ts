@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Text rules shared by every string field. "max N characters" counts Unicode code points
  * (spec-gaps #16): an emoji is one character, as a person counts it, not two UTF-16 units.
@@ -15,8 +17,6 @@ export const isBlank = (s: string): boolean => s.trim().length === 0;
 
 /**
  * The WHATWG HTML definition of a valid e-mail address (spec-gaps #18): what a browser's
- * `<input type="email">` accepts, so a frontend's own check and the server's agree.
+ * `<input type="email">` accepts, so a frontend's own check and the server's agree. zod ships it.
  */
-const WHATWG_EMAIL =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-export const isEmail = (s: string): boolean => WHATWG_EMAIL.test(s);
+export const isEmail = (s: string): boolean => z.regexes.html5Email.test(s);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.js";
+import { drawBase62 } from "../domain/ids.js";
 import { SCOPES } from "../domain/model.js";
 import type { Scope } from "../domain/model.js";
 
@@ -54,9 +55,6 @@ export interface TokenRegistryOptions {
   randomBytes?: (n: number) => Uint8Array;
 }
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-/** 62 * 4: bytes at or above it are rejected, otherwise `byte % 62` would favour the first 8 chars. */
-const UNBIASED_LIMIT = 248;
 /** 40 * log2(62) ≈ 238 bits, well above the ≥ 190 of spec-gaps #2. */
 const SECRET_LENGTH = 40;
 /** What `import` and `resolve` accept: 32 chars is the ≥ 190-bit floor of spec-gaps #2. */
@@ -84,20 +82,6 @@ interface TokenRecord {
   requestCount: number;
   readonly hash: Buffer;
   readonly hint: string;
-}
-
-function drawBase62(randomBytes: (n: number) => Uint8Array, length: number): string {
-  let out = "";
-  while (out.length < length) {
-    // Ask for a few spare bytes: about 3% are rejected, and one call usually suffices.
-    const bytes = randomBytes(length - out.length + 8);
-    for (const byte of bytes) {
-      if (byte >= UNBIASED_LIMIT) continue;
-      out += BASE62.charAt(byte % 62);
-      if (out.length === length) break;
-    }
-  }
-  return out;
 }
 
 function sha256(token: string): Buffer {

@@ -39,8 +39,10 @@ export function createApp(options: AppOptions): Express {
 
   const app = express();
   app.disable("x-powered-by");
-  // No ETags: a 304 is an answer §4 does not list.
+  // No ETags and no conditional requests: a 304 is an answer §4 does not list. `fresh` is redefined
+  // on this app's own request prototype, so no other Express app in the process is touched.
   app.set("etag", false);
+  Object.defineProperty(app.request, "fresh", { configurable: true, get: () => false });
   app.set("query parser", "simple");
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
@@ -49,7 +51,7 @@ export function createApp(options: AppOptions): Express {
   // anything can fail), the token (401), the plan (403), then per route scope, input and handler.
   app.use(corsMiddleware());
   app.use(identify(options.tokens));
-  app.use(rateLimitMiddleware(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock));
+  app.use(...rateLimitMiddleware(options.rateLimit ?? DEFAULT_RATE_LIMIT, clock));
   app.use(authenticate(options.store));
   app.use(rejectHead);
   app.use(buildRouter(routes, options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES));

@@ -1,5 +1,10 @@
-import { rateLimit, type ClientRateLimitInfo, type Store as RateLimitStore } from "express-rate-limit";
-import type { RequestHandler } from "express";
+import {
+  rateLimit,
+  type AugmentedRequest,
+  type ClientRateLimitInfo,
+  type Store as RateLimitStore,
+} from "express-rate-limit";
+import type { Request, RequestHandler, Response } from "express";
 import type { Clock } from "../clock.js";
 import { ApiError } from "../errors.js";
 
@@ -71,18 +76,43 @@ export class RollingWindowStore implements RateLimitStore {
   }
 }
 
-/** §8: beyond the limit, 429 rate_limited, with `RateLimit`/`RateLimit-Policy` and `Retry-After`. */
-export function rateLimitMiddleware(options: RateLimitOptions, clock: Clock): RequestHandler {
-  return rateLimit({
+/**
+ * §8: beyond the limit, 429 rate_limited. express-rate-limit counts, with the store above; the
+ * headers (`RateLimit`/`RateLimit-Policy` of the IETF draft, `Retry-After` on 429) are written here
+ * from the injected clock, because the library reads the process clock for them, and a client told
+ * to wait N seconds must be served once N seconds have passed on the server's clock.
+ */
+export function rateLimitMiddleware(options: RateLimitOptions, clock: Clock): RequestHandler[] {
+  const windowSeconds = Math.ceil(options.windowMs / 1000);
+  const secondsUntil = (at: Date | undefined) =>
+    Math.max(0, Math.ceil(((at?.getTime() ?? 0) - clock.now().getTime()) / 1000));
+  const info = (req: Request) => (req as Partial<AugmentedRequest>).rateLimit;
+  const setHeaders = (req: Request, res: Response) => {
+    res.setHeader("RateLimit-Policy", `"${POLICY}"; q=${options.limit}; w=${windowSeconds}`);
+    res.setHeader(
+      "RateLimit",
+      `"${POLICY}"; r=${info(req)?.remaining ?? 0}; t=${secondsUntil(info(req)?.resetTime)}`,
+    );
+  };
+  const limiter = rateLimit({
     windowMs: options.windowMs,
     limit: options.limit,
     store: new RollingWindowStore(options, clock),
-    standardHeaders: "draft-8",
+    standardHeaders: false,
     legacyHeaders: false,
-    identifier: "per-token",
     keyGenerator: (_req, res) => res.locals.identity?.rateLimitKey ?? "unidentified",
-    handler: (_req, _res, next) => {
+    handler: (req, res, next) => {
+      setHeaders(req, res);
+      res.setHeader("Retry-After", String(Math.max(1, secondsUntil(info(req)?.resetTime))));
       next(new ApiError("rate_limited", `More than ${options.limit} requests in the rate-limit window`));
     },
   });
+  const announce: RequestHandler = (req, res, next) => {
+    setHeaders(req, res);
+    next();
+  };
+  return [limiter, announce];
 }
+
+/** The policy's name in the headers: the limit is counted per token (spec-gaps #21). */
+const POLICY = "per-token";

@@ -44,6 +44,11 @@ const unitPrice = z
       return z.NEVER;
     };
     if (value.isNegative() && !value.isZero()) return fail("must be greater than or equal to 0");
+    // decimal.js turns a value below its exponent range (1e-9000000000000001) into 0: that would be
+    // rounding, which #19 forbids. Such a value has far more than 4 decimals.
+    if (value.isZero() && /[1-9]/.test(n.text.split(/[eE]/)[0] ?? "")) {
+      return fail(`must have at most ${LIMITS.unitPriceDecimals} decimal places`);
+    }
     if (value.decimalPlaces() > LIMITS.unitPriceDecimals) {
       return fail(`must have at most ${LIMITS.unitPriceDecimals} decimal places`);
     }

@@ -11,8 +11,10 @@ export type Source = "body" | "query";
 export function validate<S extends z.ZodType>(schema: S, input: unknown, source: Source): z.output<S> {
   const result = schema.safeParse(input, { error: (issue) => messageFor(issue, source) });
   if (result.success) return result.data;
-  const details: ErrorDetails = {};
-  const add = (path: string, message: string) => (details[path] ??= []).push(message);
+  // A Map, not an object literal: a field named "constructor" or "__proto__" must not meet
+  // Object.prototype's members.
+  const byField = new Map<string, string[]>();
+  const add = (path: string, message: string) => byField.set(path, [...(byField.get(path) ?? []), message]);
   for (const issue of result.error.issues) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) add([...issue.path, key].join("."), "is not a known field");
@@ -20,9 +22,8 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, source:
       add(issue.path.join("."), issue.message);
     }
   }
-  const summary = Object.entries(details)
-    .map(([field, messages]) => `${field}: ${messages.join("; ")}`)
-    .join(", ");
+  const details: ErrorDetails = Object.fromEntries(byField);
+  const summary = [...byField].map(([field, messages]) => `${field}: ${messages.join("; ")}`).join(", ");
   throw new ApiError(
     "invalid_request",
     `Invalid ${source === "body" ? "request body" : "query"}: ${summary}`,

@@ -1,0 +1,319 @@
+import { Decimal } from "decimal.js";
+import fc from "fast-check";
+import type { JsonObject } from "./assert.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "./spec.js";
+
+/**
+ * Named generators for the property checks. Valid bodies stay inside what the spec promises will work
+ * (no blank strings, no astral characters, no outer whitespace, no borderline e-mails: those are open
+ * points, PROBEs); invalid bodies break exactly one rule, and say which.
+ */
+
+/** Code points, not UTF-16 units: what the kit means by "characters" when it builds strings. */
+export const codePointLength = (s: string): number => [...s].length;
+
+/** `prefix` followed by `fill` up to exactly `length` code points. */
+export function padTo(prefix: string, length: number, fill = "x"): string {
+  const missing = length - codePointLength(prefix);
+  if (missing < 0) throw new RangeError(`"${prefix}" is already longer than ${length} characters`);
+  return prefix + fill.repeat(missing);
+}
+
+// Printable, unambiguous under any Unicode normalization: precomposed Latin-1 letters, no whitespace
+// other than the inner space.
+const TEXT_CHARS = [
+  ..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+  ..." -'.,&()/#",
+  ..."éèêàâçôîûüëÉÀÇñö",
+];
+
+/** Text of `min`..`max` characters, never blank and never with outer whitespace. */
+export function textArb(min: number, max: number): fc.Arbitrary<string> {
+  return fc
+    .string({ unit: fc.constantFrom(...TEXT_CHARS), minLength: Math.max(1, min), maxLength: max })
+    .map((s) => s.replace(/^ +| +$/g, (spaces) => "x".repeat(spaces.length)));
+}
+
+/** A name that starts with the run's marker, so that every record a run creates can be found. */
+export function markedTextArb(marker: string, max: number): fc.Arbitrary<string> {
+  const room = max - codePointLength(marker) - 1;
+  return fc
+    .option(textArb(1, room), { nil: undefined })
+    .map((s) => (s === undefined ? marker : `${marker} ${s}`));
+}
+
+/** Clearly valid addresses: dot-atom local part, letters-only TLD (spec-gaps #18 clear cases). */
+export const emailArb: fc.Arbitrary<string> = fc.stringMatching(
+  /^[a-z0-9]{1,10}(\.[a-z0-9]{1,8})?(\+[a-z0-9]{1,5})?@[a-z0-9]{1,10}(-[a-z0-9]{1,6})?\.[a-z]{2,6}$/,
+);
+
+/** spec-gaps #18: the clear cases every reading of "valid e-mail address format" rejects. */
+export const CLEAR_INVALID_EMAILS: readonly string[] = ["not-an-email", "a@", "@b.c", "a b@c.d"];
+
+export const invalidEmailArb: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...CLEAR_INVALID_EMAILS),
+  // No @ at all.
+  fc.stringMatching(/^[a-z0-9.]{1,20}$/),
+  // A space inside.
+  fc
+    .tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.stringMatching(/^[a-z]{1,6}$/))
+    .map(([a, b]) => `${a} ${b}@example.com`),
+);
+
+/** Real-looking phone numbers: §2 bounds only the length, but a server may reasonably refuse letters. */
+export const phoneArb: fc.Arbitrary<string> = fc.stringMatching(
+  /^(\+1 )?\(?[2-9][0-9]{2}\)?[ -][0-9]{3}-[0-9]{4}( ext\. [0-9]{1,5})?$/,
+);
+
+export const taxNumberArb: fc.Arbitrary<string> = fc.stringMatching(/^[0-9]{9} ?(RT|TQ)[0-9]{4}$/);
+
+// Type aliases, not interfaces: they are JSON objects (Record<string, unknown>) as they are.
+export type ContactBody = {
+  type: string;
+  name: string;
+  email?: string;
+  phone?: string;
+  address?: string;
+  taxNumberTPS?: string;
+  taxNumberTVQ?: string;
+};
+
+export function contactBodyArb(marker: string): fc.Arbitrary<ContactBody> {
+  return fc.record(
+    {
+      type: fc.constantFrom(...CONTACT_TYPES),
+      name: markedTextArb(marker, MAX.contactName),
+      email: emailArb,
+      phone: phoneArb,
+      address: textArb(1, MAX.contactAddress),
+      taxNumberTPS: taxNumberArb,
+      taxNumberTVQ: taxNumberArb,
+    },
+    { requiredKeys: ["type", "name"] },
+  );
+}
+
+/** A body that breaks one rule, and which. */
+export interface InvalidBody {
+  body: JsonObject;
+  /** The field whose rule is broken. */
+  field: string;
+  /** How, as the failure message says it: "201 characters (max 200)". */
+  why: string;
+}
+
+interface Mutation {
+  field: string;
+  why: string;
+  /** Absent: the field is removed. */
+  value?: unknown;
+}
+
+const missing = (field: string): fc.Arbitrary<Mutation> => fc.constant({ field, why: "missing (required)" });
+
+const wrongType = (field: string, values: readonly unknown[], expected: string): fc.Arbitrary<Mutation> =>
+  fc
+    .constantFrom(...values)
+    .map((value) => ({ field, why: `${JSON.stringify(value)} is not ${expected}`, value }));
+
+const tooLong = (field: string, max: number, prefix: string, fill = "x"): fc.Arbitrary<Mutation> =>
+  fc
+    .integer({ min: max + 1, max: max + Math.max(50, Math.floor(max / 2)) })
+    .map((n) => ({ field, why: `${n} ASCII characters (max ${max})`, value: padTo(prefix, n, fill) }));
+
+function mutate(
+  base: fc.Arbitrary<JsonObject>,
+  mutations: fc.Arbitrary<Mutation>,
+): fc.Arbitrary<InvalidBody> {
+  return fc.tuple(base, mutations).map(([valid, m]) => {
+    const body: JsonObject = Object.fromEntries(Object.entries(valid).filter(([k]) => k !== m.field));
+    if ("value" in m) body[m.field] = m.value;
+    return { body, field: m.field, why: m.why };
+  });
+}
+
+/** Contact bodies breaking one rule of §4's body table or §8's limits. */
+export function invalidContactBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
+  const prefix = `${marker} `;
+  return mutate(
+    contactBodyArb(marker),
+    fc.oneof(
+      missing("type"),
+      wrongType(
+        "type",
+        ["VENDOR", "CUSTOMER", "", 1, null, true, ["CLIENT"]],
+        "one of CLIENT, SUPPLIER, BOTH",
+      ),
+      missing("name"),
+      wrongType("name", [42, null, true, ["x"], {}], "a string"),
+      tooLong("name", MAX.contactName, prefix),
+      invalidEmailArb.map((value) => ({
+        field: "email",
+        why: `${JSON.stringify(value)} is not an e-mail address`,
+        value,
+      })),
+      wrongType("email", [42, true, ["a@example.com"]], "a string"),
+      tooLong("phone", MAX.contactPhone, "+1 514 555 0199 ", "9"),
+      wrongType("phone", [5145550199, true], "a string"),
+      tooLong("address", MAX.contactAddress, prefix),
+      wrongType("address", [true, 12, {}], "a string"),
+      tooLong("taxNumberTPS", MAX.contactTaxNumber, "123456789RT", "0"),
+      wrongType("taxNumberTPS", [123456789, false], "a string"),
+      tooLong("taxNumberTVQ", MAX.contactTaxNumber, "1234567890TQ", "0"),
+      wrongType("taxNumberTVQ", [1234567890, []], "a string"),
+    ),
+  );
+}
+
+// ---- products --------------------------------------------------------------------------------------
+
+/** A decimal number as JSON text: plain digits, no exponent, no leading zero. */
+export function decimalTextArb(
+  options: { maxIntDigits?: number; maxDecimals?: number; nonZero?: boolean } = {},
+): fc.Arbitrary<string> {
+  const maxInt = options.maxIntDigits ?? 11;
+  const maxDec = options.maxDecimals ?? 4;
+  const int = fc.oneof(fc.constant("0"), fc.stringMatching(new RegExp(`^[1-9][0-9]{0,${maxInt - 1}}$`)));
+  const frac = fc.stringMatching(new RegExp(`^[0-9]{0,${maxDec}}$`));
+  const text = fc.tuple(int, frac).map(([i, f]) => (f === "" ? i : `${i}.${f}`));
+  return options.nonZero === true ? text.filter((t) => !new Decimal(t).isZero()) : text;
+}
+
+/** Significant digits of a decimal text (leading and trailing zeros do not count; zero has one). */
+export function significantDigits(text: string): number {
+  const digits = text.replace(/^[-+]/, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
+  return Math.max(1, digits.length);
+}
+
+/** §2: what a unitPrice sent as `text` reads back as: a decimal string with four decimals. */
+export const expectedMoney = (text: string): string => new Decimal(text).toFixed(4);
+
+export type ProductDraft = {
+  sku: string;
+  name: string;
+  description?: string;
+  type?: string;
+  /** The number exactly as it is written in the JSON body. */
+  unitPrice: string;
+  taxable?: boolean;
+};
+
+/** Room left in a sku after the marker and a per-request counter (`<marker>-<n>-`). */
+const SKU_TAIL_MAX = 40;
+
+export function productBodyArb(marker: string): fc.Arbitrary<ProductDraft> {
+  return fc.record(
+    {
+      sku: fc
+        .stringMatching(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${SKU_TAIL_MAX - 1}}$`))
+        .map((t) => `${marker}-${t}`),
+      name: markedTextArb(marker, MAX.productName),
+      description: textArb(1, MAX.productDescription),
+      type: fc.constantFrom(...PRODUCT_TYPES),
+      unitPrice: decimalTextArb(),
+      taxable: fc.boolean(),
+    },
+    { requiredKeys: ["sku", "name", "unitPrice"] },
+  );
+}
+
+/**
+ * A product body as JSON text, `unitPrice` written exactly as the draft has it: JSON.stringify would
+ * pass it through a binary float first.
+ */
+export function productJsonText(draft: ProductDraft): string {
+  const parts = Object.entries(draft)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${JSON.stringify(k)}:${k === "unitPrice" ? String(v) : JSON.stringify(v)}`);
+  return `{${parts.join(",")}}`;
+}
+
+/** The draft as a JSON value (unitPrice through a float; fine where precision is not the point). */
+export function productJson(draft: ProductDraft): JsonObject {
+  return JSON.parse(productJsonText(draft)) as JsonObject;
+}
+
+/** Product bodies breaking one rule of §4's body table or §8's limits (string unitPrice is SHOULD: not here). */
+export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
+  const negative = decimalTextArb({ maxIntDigits: 6, nonZero: true }).map((t) => ({
+    field: "unitPrice",
+    why: `-${t} is negative (must be >= 0)`,
+    value: -Number(t),
+  }));
+  return mutate(
+    productBodyArb(marker).map(productJson),
+    fc.oneof(
+      missing("sku"),
+      wrongType("sku", [42, null, true, ["sku"]], "a string"),
+      tooLong("sku", MAX.productSku, `${marker}-`, "s"),
+      missing("name"),
+      wrongType("name", [42, null, false, {}], "a string"),
+      tooLong("name", MAX.productName, `${marker} `),
+      tooLong("description", MAX.productDescription, `${marker} `),
+      wrongType("description", [42, true, ["d"]], "a string"),
+      wrongType("type", ["GOODS", "SERVICES", "", 1, true], "one of PRODUCT, SERVICE"),
+      missing("unitPrice"),
+      negative,
+      wrongType("unitPrice", [null, true, {}, [10]], "a number"),
+      wrongType("taxable", ["yes", "no", {}, []], "a boolean"),
+    ),
+  );
+}
+
+// ---- list queries -----------------------------------------------------------------------------------
+
+/** §4: limit, an integer from 1 to 200, as the query string carries it. */
+export const limitArb: fc.Arbitrary<string> = fc.integer({ min: 1, max: MAX.pageMax }).map(String);
+
+export interface InvalidLimit {
+  value: string | readonly string[];
+}
+
+/**
+ * spec-gaps #10: the most items an answer to `limit=value` may hold when the target clamps instead of
+ * refusing: never more than 200, never more than the limit asked (clamped to at least 1; a non-integer
+ * rounded up). A value with no numeric reading bounds nothing but the maximum.
+ */
+export function limitBound(value: string | readonly string[]): number {
+  if (typeof value !== "string") return Math.max(1, ...value.map((v) => limitBound(v)));
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) return MAX.pageMax;
+  return Math.min(MAX.pageMax, Math.max(1, Math.ceil(n)));
+}
+
+/** spec-gaps #10: below 1, above 200, not an integer, not a number, repeated. */
+export const invalidLimitArb: fc.Arbitrary<InvalidLimit> = fc
+  .oneof(
+    fc.integer({ min: -1000, max: 0 }).map(String),
+    fc.integer({ min: MAX.pageMax + 1, max: 1_000_000 }).map(String),
+    fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 99 })).map(([i, f]) => `${i}.${f}`),
+    fc.constantFrom("", "abc", "ten", "1e2", "0x10", "NaN", "Infinity", "-", "null", "[]"),
+    fc.tuple(limitArb, limitArb).map(([a, b]): readonly string[] => [a, b]),
+  )
+  .map((value) => ({ value }));
+
+export interface ListQuery {
+  list: ListName;
+  limit?: string;
+  /** The value of the list's enum filter (`type` or `status`), if the query has one. */
+  filter?: string;
+}
+
+/** Valid list queries: any list, with or without a limit, with or without its filter. */
+export const listQueryArb: fc.Arbitrary<ListQuery> = fc.constantFrom(...LIST_NAMES).chain((list) => {
+  const values = LISTS[list].filter?.values;
+  return fc
+    .tuple(
+      fc.option(limitArb, { nil: undefined }),
+      values === undefined
+        ? fc.constant(undefined)
+        : fc.option(fc.constantFrom(...values), { nil: undefined }),
+    )
+    .map(
+      ([limit, filter]): ListQuery => ({
+        list,
+        ...(limit === undefined ? {} : { limit }),
+        ...(filter === undefined ? {} : { filter }),
+      }),
+    );
+});

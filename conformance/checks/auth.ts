@@ -1,0 +1,328 @@
+import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import { expectError, expectStatus, expectSuccess, statusAndCode } from "./assert.js";
+import { fullToken, usableTokens, validContact, validProduct } from "./data.js";
+import { ENDPOINTS, LISTS, SECTION, type Endpoint } from "./spec.js";
+
+/**
+ * §3 and §5: token states, scopes and the plan rule, on every endpoint of §4. POST rows send a body
+ * any implementation must accept, so that the only failure is the token's; they are left out under
+ * --read-only, where a server that let the token through would create a record.
+ */
+
+type Auth = HttpRequest["auth"];
+
+function endpointRequest(ctx: CheckContext, e: Endpoint, auth: Auth): HttpRequest {
+  if (e.method === "GET") return { method: "GET", path: e.path, query: { limit: "1" }, auth };
+  const json = e.path === LISTS.contacts.path ? validContact(ctx, "auth") : validProduct(ctx, "auth");
+  return { method: "POST", path: e.path, auth, json };
+}
+
+function endpointsFor(ctx: CheckContext): readonly Endpoint[] {
+  if (!ctx.options.readOnly) return ENDPOINTS;
+  ctx.observe(
+    "POST rows left out: --read-only, and a server that let the token through would create a record.",
+  );
+  return ENDPOINTS.filter((e) => e.method === "GET");
+}
+
+/** Every endpoint answers `status` / `code` to `auth`. */
+async function expectOnEveryEndpoint(
+  ctx: CheckContext,
+  auth: Auth,
+  status: number,
+  code: string,
+  rule: string,
+): Promise<void> {
+  for (const e of endpointsFor(ctx)) {
+    const ex = await ctx.http.send(endpointRequest(ctx, e, auth));
+    expectError(ex, status, code, `${rule} (${e.method} ${e.path})`);
+  }
+}
+
+/** One usable token per distinct set of scopes that lacks `scope`. */
+function tokensLacking(ctx: CheckContext, scope: string): ManifestToken[] {
+  const seen = new Set<string>();
+  return usableTokens(ctx).filter((t) => {
+    const held: readonly string[] = t.scopes;
+    const key = [...held].sort().join(" ");
+    if (held.includes(scope) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** A token with exactly `scope`, or failing that one with it among others. */
+const tokenWith = (ctx: CheckContext, scope: string): ManifestToken | undefined =>
+  ctx.tokens.find({ kind: "scopes", scopes: [scope], exact: true }) ??
+  ctx.tokens.find({ kind: "scopes", scopes: [scope] });
+
+const describeScopes = (t: ManifestToken): string =>
+  t.scopes.length === 0 ? "no scope" : t.scopes.join(", ");
+
+/** What an answer says about which failure won (spec-gaps #26). */
+function verdict(ex: HttpExchange): string {
+  const winner: Record<number, string> = {
+    400: "the payload was judged first",
+    401: "the token was judged first",
+    403: "the permission was judged first",
+    404: "the path was judged first",
+    405: "the method was judged first",
+  };
+  return `${statusAndCode(ex)}${winner[ex.status] === undefined ? "" : ` (${winner[ex.status]})`}`;
+}
+
+export const authChecks: readonly Check[] = [
+  {
+    id: "auth.revoked-token",
+    section: SECTION.states,
+    level: "MUST",
+    rule: "A revoked token gets 401 unauthorized on every endpoint",
+    async run(ctx) {
+      const token = ctx.tokens.get({ kind: "revoked" });
+      await expectOnEveryEndpoint(
+        ctx,
+        token,
+        401,
+        "unauthorized",
+        "A revoked token must get 401 unauthorized (§3)",
+      );
+    },
+  },
+  {
+    id: "auth.expired-token",
+    section: SECTION.states,
+    level: "MUST",
+    rule: "An expired token gets 401 unauthorized on every endpoint",
+    gap: 27,
+    async run(ctx) {
+      const token = ctx.tokens.get({ kind: "expired" });
+      await expectOnEveryEndpoint(
+        ctx,
+        token,
+        401,
+        "unauthorized",
+        "An expired token must get 401 unauthorized (§3)",
+      );
+    },
+  },
+  {
+    id: "auth.missing-token",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "A request without an Authorization header gets 401 unauthorized on every endpoint",
+    async run(ctx) {
+      await expectOnEveryEndpoint(
+        ctx,
+        null,
+        401,
+        "unauthorized",
+        "A request without a token must get 401 (§5.6)",
+      );
+    },
+  },
+  {
+    id: "auth.invalid-token",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "An unknown token, an empty bearer and another scheme get 401 unauthorized",
+    async run(ctx) {
+      const prefix = ctx.tokens.manifest.tokenPrefix;
+      // Shaped like a real token (prefix, length), so that only its being unknown can fail it.
+      const unknown = `${prefix}_${ctx.marker.replace(/[^A-Za-z0-9]/g, "")}${"Q".repeat(40)}`.slice(
+        0,
+        prefix.length + 41,
+      );
+      await expectOnEveryEndpoint(
+        ctx,
+        { header: `Bearer ${unknown}` },
+        401,
+        "unauthorized",
+        "An unknown token must get 401 (§5.6)",
+      );
+      const full = fullToken(ctx);
+      const malformed = [
+        { header: `Bearer ${full.token}x`, what: "a valid token with one character added" },
+        { header: "Bearer", what: "the scheme without a token" },
+        { header: "Basic dXNlcjpwYXNzd29yZA==", what: "the Basic scheme" },
+        { header: "Bearer not a token", what: "a bearer value with spaces" },
+      ];
+      for (const m of malformed) {
+        const ex = await ctx.http.send({
+          method: "GET",
+          path: LISTS.contacts.path,
+          query: { limit: "1" },
+          auth: { header: m.header },
+        });
+        expectError(ex, 401, "unauthorized", `Authorization with ${m.what} must get 401 (§5.6)`);
+      }
+    },
+  },
+  {
+    id: "auth.scope-matrix",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "Every endpoint answers 403 forbidden to a valid token lacking its scope (endpoint × missing scope)",
+    async run(ctx) {
+      let pairs = 0;
+      for (const e of endpointsFor(ctx)) {
+        for (const token of tokensLacking(ctx, e.scope)) {
+          const ex = await ctx.http.send(endpointRequest(ctx, e, token));
+          expectError(
+            ex,
+            403,
+            "forbidden",
+            `${e.method} ${e.path} needs ${e.scope}; a token with ${describeScopes(token)} must get 403 (§5.6)`,
+          );
+          pairs += 1;
+        }
+      }
+      if (pairs === 0) ctx.skip("the token manifest has no active token lacking any endpoint's scope");
+    },
+  },
+  {
+    id: "auth.scope-grants-read",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "A token with the scope named in an endpoint's row (and only it, where the manifest has one) reads that list",
+    async run(ctx) {
+      let rows = 0;
+      for (const e of ENDPOINTS.filter((x) => x.method === "GET")) {
+        const token = tokenWith(ctx, e.scope);
+        if (token === undefined) continue;
+        const ex = await ctx.http.send(endpointRequest(ctx, e, token));
+        expectStatus(
+          ex,
+          200,
+          `GET ${e.path} with a token holding ${describeScopes(token)} must answer 200 (§4)`,
+        );
+        rows += 1;
+      }
+      if (rows === 0) ctx.skip("the token manifest has no token with a read scope");
+    },
+  },
+  {
+    id: "auth.scope-grants-write",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "A token with contacts:write (products:write) creates a contact (product)",
+    writes: true,
+    async run(ctx) {
+      let rows = 0;
+      for (const e of ENDPOINTS.filter((x) => x.method === "POST")) {
+        const token = tokenWith(ctx, e.scope);
+        if (token === undefined) continue;
+        const ex = await ctx.http.send(endpointRequest(ctx, e, token));
+        const rule = `POST ${e.path} with a token holding ${describeScopes(token)} must succeed (§4)`;
+        if (e.path === LISTS.contacts.path) expectStatus(ex, 201, rule);
+        else expectSuccess(ex, rule);
+        rows += 1;
+      }
+      if (rows === 0) ctx.skip("the token manifest has no token with a write scope");
+    },
+  },
+  {
+    id: "auth.plan",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "A token of an organization whose plan has no API access gets 403 forbidden on every endpoint",
+    gap: 25,
+    async run(ctx) {
+      const token = ctx.tokens.get({ kind: "no-api-plan" });
+      await expectOnEveryEndpoint(
+        ctx,
+        token,
+        403,
+        "forbidden",
+        "An organization without API access must get 403 (§7)",
+      );
+    },
+  },
+  {
+    id: "auth.scheme-case",
+    section: SECTION.auth,
+    level: "PROBE",
+    rule: "Whether the Authorization scheme is read case-insensitively (bearer, BEARER)",
+    gap: 35,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const scheme of ["bearer", "BEARER"]) {
+        const ex = await ctx.http.send({
+          method: "GET",
+          path: LISTS.contacts.path,
+          query: { limit: "1" },
+          auth: { header: `${scheme} ${token.token}` },
+        });
+        ctx.observe(
+          `"Authorization: ${scheme} <token>" is ${ex.status === 200 ? "accepted (200)" : `refused (${verdict(ex)})`}.`,
+        );
+      }
+    },
+  },
+  {
+    id: "auth.query-token",
+    section: SECTION.auth,
+    level: "PROBE",
+    rule: "Whether a token in the query string (access_token, token, api_key) is taken without the header",
+    gap: 35,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const param of ["access_token", "token", "api_key"]) {
+        const ex = await ctx.http.send({
+          method: "GET",
+          path: LISTS.contacts.path,
+          query: { limit: "1", [param]: token.token },
+          auth: null,
+        });
+        ctx.observe(
+          `A token in ?${param}= without the header is ${ex.status === 200 ? "ACCEPTED (200)" : `refused (${statusAndCode(ex)})`}.`,
+        );
+      }
+    },
+  },
+  {
+    id: "auth.precedence",
+    section: SECTION.errors,
+    level: "PROBE",
+    rule: "Which failure wins when a request fails several ways (token, plan, scope, payload, path)",
+    gap: 26,
+    async run(ctx) {
+      const unknownPath = `/api/v1/${ctx.marker}-nowhere`;
+      const revoked = ctx.tokens.find({ kind: "revoked" });
+      const noPlan = ctx.tokens.find({ kind: "no-api-plan" });
+      const lacking = tokensLacking(ctx, "contacts:write")[0];
+      const cases: Array<{ what: string; request: HttpRequest }> = [
+        {
+          what: "An unknown token with malformed JSON",
+          request: {
+            method: "POST",
+            path: LISTS.contacts.path,
+            auth: { header: `Bearer ${ctx.tokens.manifest.tokenPrefix}_unknown` },
+            headers: { "Content-Type": "application/json" },
+            rawBody: '{"type": "CLIENT", "name": ',
+          },
+        },
+        { what: "No token on an unknown path", request: { method: "GET", path: unknownPath, auth: null } },
+      ];
+      if (revoked !== undefined) {
+        cases.push({
+          what: "A revoked token on an unknown path",
+          request: { method: "GET", path: unknownPath, auth: revoked },
+        });
+      }
+      if (noPlan !== undefined) {
+        cases.push({
+          what: "A no-API-plan token on an unknown path",
+          request: { method: "GET", path: unknownPath, auth: noPlan },
+        });
+      }
+      if (lacking !== undefined) {
+        cases.push({
+          what: "A token without contacts:write posting an invalid contact",
+          request: { method: "POST", path: LISTS.contacts.path, auth: lacking, json: {} },
+        });
+      }
+      for (const c of cases) ctx.observe(`${c.what}: ${verdict(await ctx.http.send(c.request))}.`);
+    },
+  },
+];

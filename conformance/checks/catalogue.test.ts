@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { LEVELS } from "../types.js";
+import { catalogue } from "./index.js";
+import { SECTION, SECTION_ORDER } from "./spec.js";
+
+/** spec-gaps.md rows whose kit stance is something other than "nothing". */
+const GAPS_WITH_A_STANCE = [...range(3, 27), 29, ...range(31, 36)];
+
+/** The sections of the spec that state rules (§6 Events states none). */
+const RULE_SECTIONS = [
+  SECTION.service,
+  SECTION.resources,
+  SECTION.states,
+  SECTION.endpoints,
+  SECTION.auth,
+  SECTION.errors,
+  SECTION.limits,
+  SECTION.versioning,
+];
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+describe("the check catalogue", () => {
+  it("has unique ids of the form area.rule-name", () => {
+    const ids = catalogue.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z0-9]+(\.[a-z0-9-]+)+$/);
+  });
+
+  it("gives every check a known section, a level and a rule", () => {
+    for (const c of catalogue) {
+      expect(SECTION_ORDER, c.id).toContain(c.section);
+      expect(LEVELS, c.id).toContain(c.level);
+      expect(c.rule.trim(), c.id).not.toBe("");
+    }
+  });
+
+  it("has at least one MUST check in every section that states rules", () => {
+    for (const section of RULE_SECTIONS) {
+      expect(
+        catalogue.some((c) => c.section === section && c.level === "MUST"),
+        section,
+      ).toBe(true);
+    }
+  });
+
+  it("takes a stance on every spec-gaps row that asks for one", () => {
+    const referenced = new Set(catalogue.map((c) => c.gap));
+    const missing = GAPS_WITH_A_STANCE.filter((g) => !referenced.has(g));
+    expect(missing).toEqual([]);
+  });
+
+  it("cites only rows that exist", () => {
+    for (const c of catalogue) if (c.gap !== undefined) expect(c.gap, c.id).toBeGreaterThanOrEqual(1);
+    for (const c of catalogue) if (c.gap !== undefined) expect(c.gap, c.id).toBeLessThanOrEqual(36);
+  });
+
+  it("is in spec order, the final phase last with the rate-limit burst before the run's judges", () => {
+    const firstFinal = catalogue.findIndex((c) => c.phase === "final");
+    expect(firstFinal).toBeGreaterThan(0);
+    expect(catalogue.slice(firstFinal).every((c) => c.phase === "final")).toBe(true);
+    const ranks = catalogue.slice(0, firstFinal).map((c) => SECTION_ORDER.indexOf(c.section));
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    const final = catalogue.slice(firstFinal).map((c) => c.id);
+    expect(final.indexOf("ratelimit.burst")).toBe(0);
+    const judges = final.filter((id) => id.startsWith("run."));
+    expect(final.slice(-judges.length)).toEqual(judges);
+  });
+
+  it("marks slow checks opt-in and keeps them in the final phase when they exhaust the limit", () => {
+    for (const c of catalogue.filter((x) => x.slow === true)) expect(c.phase, c.id).toBe("final");
+  });
+
+  it("names REFERENCE checks as such, so that a report reader knows they are the reference's own answers", () => {
+    for (const c of catalogue.filter((x) => x.level === "REFERENCE")) expect(c.id).toMatch(/\.reference-/);
+  });
+});

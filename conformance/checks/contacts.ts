@@ -1,0 +1,443 @@
+import type { Check, CheckContext, HttpExchange } from "../types.js";
+import {
+  expectDataObject,
+  expectRejected,
+  expectStatus,
+  fail,
+  is2xx,
+  outcome,
+  readErrorEnvelope,
+  snippet,
+  type JsonObject,
+} from "./assert.js";
+import {
+  CLEAR_INVALID_EMAILS,
+  codePointLength,
+  contactBodyArb,
+  invalidContactBodyArb,
+  padTo,
+  type InvalidBody,
+} from "./arbitraries.js";
+import {
+  createdContact,
+  dataObject,
+  fullToken,
+  memo,
+  requireCreated,
+  requireListed,
+  type ContactVariant,
+} from "./data.js";
+import { checkProperty, writeRuns } from "./property.js";
+import { contactCreationProblems, listedContactProblems } from "./shapes.js";
+import { LISTS, MAX, SECTION } from "./spec.js";
+
+/** POST /api/v1/contacts: §2's creation response, §4's body table, §8's lengths. */
+
+const PATH = LISTS.contacts.path;
+
+const postContact = (ctx: CheckContext, json: unknown): Promise<HttpExchange> =>
+  ctx.http.send({ method: "POST", path: PATH, auth: fullToken(ctx), json });
+
+/** The run's reference contact, as organization 0's list shows it; read once. */
+function listedItem(
+  ctx: CheckContext,
+  variant: ContactVariant,
+): Promise<{ item: JsonObject; sent: JsonObject; exchange: HttpExchange }> {
+  return memo(ctx, `listed:contact:${variant}`, async () => {
+    const { body, exchange } = await createdContact(ctx, variant);
+    requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
+    const id = dataObject(exchange)?.id;
+    const match = (item: JsonObject): boolean =>
+      id === undefined ? item.name === body.name : item.id === id;
+    return { ...(await requireListed(ctx, "contacts", match, `The ${variant} contact`)), sent: body };
+  });
+}
+
+// ---- experiments shared by a PROBE and its REFERENCE ----------------------------------------------------
+
+/** Astral characters are two UTF-16 units and four UTF-8 bytes, one code point. */
+const ASTRAL = "\u{1D400}";
+
+interface AstralExperiment {
+  /** 200 code points, many astral: more than 200 UTF-16 units. */
+  atMax: HttpExchange;
+  atMaxName: string;
+  /** 201 code points, many astral. */
+  overMax: HttpExchange;
+  /** Exactly 200 UTF-16 units (fewer code points): sent only when `atMax` is refused. */
+  utf16Max?: HttpExchange;
+}
+
+function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
+  return memo(ctx, "experiment:astral", async () => {
+    const prefix = `${ctx.marker} astral `;
+    const atMaxName = padTo(prefix, MAX.contactName, ASTRAL);
+    const atMax = await postContact(ctx, { type: "CLIENT", name: atMaxName });
+    const overMax = await postContact(ctx, {
+      type: "CLIENT",
+      name: padTo(prefix, MAX.contactName + 1, ASTRAL),
+    });
+    if (is2xx(atMax)) return { atMax, atMaxName, overMax };
+    const room = MAX.contactName - prefix.length;
+    const utf16Name = prefix + ASTRAL.repeat(Math.floor(room / 2)) + "x".repeat(room % 2);
+    return {
+      atMax,
+      atMaxName,
+      overMax,
+      utf16Max: await postContact(ctx, { type: "CLIENT", name: utf16Name }),
+    };
+  });
+}
+
+interface BlankExperiment {
+  empty: HttpExchange;
+  spaces: HttpExchange;
+}
+
+function blankExperiment(ctx: CheckContext): Promise<BlankExperiment> {
+  // A blank name cannot carry the marker: the address does, so that an accepted record can be found.
+  const address = `${ctx.marker} blank-name probe`;
+  return memo(ctx, "experiment:contact-blank", async () => ({
+    empty: await postContact(ctx, { type: "CLIENT", name: "", address }),
+    spaces: await postContact(ctx, { type: "CLIENT", name: "   ", address }),
+  }));
+}
+
+const unknownFieldExperiment = (ctx: CheckContext): Promise<HttpExchange> =>
+  memo(ctx, "experiment:contact-unknown-field", () =>
+    postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
+  );
+
+/** spec-gaps #18: what no single reading settles. */
+const BORDERLINE_EMAILS: ReadonlyArray<[string, string]> = [
+  ['"john doe"@example.com', "quoted local part"],
+  ["user@[192.0.2.1]", "IP literal"],
+  ["user@exämple.com", "IDN domain"],
+  ["üser@example.com", "non-ASCII local part"],
+  ["user@localhost", "dotless domain"],
+  ["a..b@example.com", "consecutive dots"],
+  [".a@example.com", "leading dot"],
+  [`${"x".repeat(65)}@example.com`, "65-character local part"],
+];
+
+const showInvalid = (v: InvalidBody): string =>
+  `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
+
+export const contactChecks: readonly Check[] = [
+  {
+    id: "contacts.create-response",
+    section: SECTION.resources,
+    level: "MUST",
+    rule: "A contact creation answers 201 with id, type, name, createdAt, and email and phone as sent",
+    gap: 5,
+    writes: true,
+    async run(ctx) {
+      for (const variant of ["minimal", "full"] as const) {
+        const { body, exchange } = await createdContact(ctx, variant);
+        const rule = `POST ${PATH} (${variant} body) must answer 201 with the created contact`;
+        expectStatus(exchange, 201, rule);
+        const problems = contactCreationProblems(body, expectDataObject(exchange, rule));
+        if (problems.length > 0) {
+          fail(rule, {
+            expected: "id, type, name, createdAt, and email/phone as sent",
+            actual: problems.join("; "),
+            exchange,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "contacts.created-listed",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A created contact is then listed with every field as sent",
+    gap: 4,
+    writes: true,
+    async run(ctx) {
+      for (const variant of ["minimal", "full"] as const) {
+        const { item, sent, exchange } = await listedItem(ctx, variant);
+        const problems = listedContactProblems(sent, item);
+        if (problems.length > 0) {
+          fail(`The ${variant} contact is listed otherwise than it was sent`, {
+            expected: "every field as sent, the others as §2 describes them",
+            actual: problems.join("; "),
+            exchange,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "contacts.updated-at",
+    section: SECTION.resources,
+    level: "SHOULD",
+    rule: "A contact never modified has updatedAt equal to createdAt",
+    gap: 29,
+    writes: true,
+    async run(ctx) {
+      const { item, exchange } = await listedItem(ctx, "full");
+      if (item.updatedAt !== item.createdAt) {
+        fail("A contact just created has an updatedAt other than its createdAt", {
+          expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
+          actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
+          exchange,
+        });
+      }
+    },
+  },
+  {
+    id: "contacts.reference-response",
+    section: SECTION.resources,
+    level: "REFERENCE",
+    rule: "A contact creation answers exactly id, type, name, email, phone, createdAt; email and phone only when sent",
+    gap: 5,
+    writes: true,
+    async run(ctx) {
+      const expected = {
+        minimal: ["createdAt", "id", "name", "type"],
+        full: ["createdAt", "email", "id", "name", "phone", "type"],
+      };
+      for (const variant of ["minimal", "full"] as const) {
+        const { exchange } = await createdContact(ctx, variant);
+        const keys = Object.keys(expectDataObject(exchange)).sort();
+        if (JSON.stringify(keys) !== JSON.stringify(expected[variant])) {
+          fail(`The ${variant} contact's creation answer has other fields`, {
+            expected: expected[variant].join(", "),
+            actual: keys.join(", "),
+            exchange,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "contacts.valid-bodies",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "Any valid contact body is created: 201, with id, type, name, createdAt, and email and phone as sent",
+    gap: 5,
+    writes: true,
+    async run(ctx) {
+      await checkProperty(ctx, {
+        rule: "A valid contact body must be created with 201 and echoed (§4, spec-gaps #5)",
+        arb: contactBodyArb(ctx.marker),
+        numRuns: writeRuns(ctx),
+        predicate: async (body) => {
+          const ex = await postContact(ctx, body);
+          expectStatus(ex, 201, `POST ${PATH}`);
+          const problems = contactCreationProblems(body, expectDataObject(ex));
+          if (problems.length > 0) {
+            fail("the creation answer departs from what was sent", {
+              expected: "id, type, name, createdAt, and email/phone as sent",
+              actual: problems.join("; "),
+              exchange: ex,
+            });
+          }
+        },
+      });
+    },
+  },
+  {
+    id: "contacts.invalid-bodies",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A contact body breaking one rule of §4 (required, type, enum, length, e-mail) gets 400 invalid_request",
+    async run(ctx) {
+      const name = `${ctx.marker} invalid`;
+      await checkProperty(ctx, {
+        rule: "An invalid contact body must be refused with 400 invalid_request (§4, §7)",
+        arb: invalidContactBodyArb(ctx.marker),
+        examples: [
+          { body: { name }, field: "type", why: "missing (required)" },
+          { body: { type: "CLIENT" }, field: "name", why: "missing (required)" },
+          {
+            body: { type: "VENDOR", name },
+            field: "type",
+            why: '"VENDOR" is not one of CLIENT, SUPPLIER, BOTH',
+          },
+          { body: { type: "CLIENT", name: 42 }, field: "name", why: "42 is not a string" },
+        ],
+        show: showInvalid,
+        predicate: async ({ body }) => {
+          expectRejected(await postContact(ctx, body), "the body must be refused");
+        },
+      });
+    },
+  },
+  {
+    id: "contacts.length-boundaries",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "Name 200, phone 50, address 500, tax numbers 50 ASCII characters are accepted; one more is refused with 400",
+    gap: 16,
+    writes: true,
+    async run(ctx) {
+      const fields = {
+        name: { max: MAX.contactName, prefix: `${ctx.marker} max `, fill: "x" },
+        phone: { max: MAX.contactPhone, prefix: "+1 514 555 0199 ", fill: "9" },
+        address: { max: MAX.contactAddress, prefix: `${ctx.marker} `, fill: "a" },
+        taxNumberTPS: { max: MAX.contactTaxNumber, prefix: "123456789RT", fill: "0" },
+        taxNumberTVQ: { max: MAX.contactTaxNumber, prefix: "1234567890TQ", fill: "0" },
+      };
+      const atMax: JsonObject = { type: "CLIENT" };
+      for (const [f, { max, prefix, fill }] of Object.entries(fields)) atMax[f] = padTo(prefix, max, fill);
+      const ex = await postContact(ctx, atMax);
+      expectStatus(ex, 201, "Every field at its maximum length must be accepted (§8)");
+      for (const [f, { max, prefix, fill }] of Object.entries(fields)) {
+        const over = { type: "CLIENT", name: `${ctx.marker} over`, [f]: padTo(prefix, max + 1, fill) };
+        expectRejected(
+          await postContact(ctx, over),
+          `${f} of ${max + 1} characters (max ${max}) must be refused`,
+        );
+      }
+    },
+  },
+  {
+    id: "contacts.astral-length",
+    section: SECTION.limits,
+    level: "PROBE",
+    rule: "How the name's 200-character limit counts astral characters (code points, UTF-16 units or bytes)",
+    gap: 16,
+    writes: true,
+    async run(ctx) {
+      const e = await astralExperiment(ctx);
+      const units = e.atMaxName.length;
+      if (is2xx(e.atMax)) {
+        const echoed =
+          dataObject(e.atMax)?.name === e.atMaxName ? "read back unchanged" : "NOT read back unchanged";
+        ctx.observe(
+          `A name of 200 code points (${units} UTF-16 units) is accepted and ${echoed}: the limit counts code points.`,
+        );
+        ctx.observe(`A name of 201 code points, astral characters included, is ${outcome(e.overMax)}.`);
+      } else if (e.utf16Max !== undefined && is2xx(e.utf16Max)) {
+        ctx.observe(
+          `A name of 200 code points (${units} UTF-16 units) is ${outcome(e.atMax)}, one of 200 UTF-16 units accepted: the limit counts UTF-16 units.`,
+        );
+      } else {
+        ctx.observe(
+          `Names of 200 code points (${units} UTF-16 units) and of 200 UTF-16 units are both refused: the limit counts bytes or something else.`,
+        );
+      }
+    },
+  },
+  {
+    id: "contacts.reference-astral",
+    section: SECTION.limits,
+    level: "REFERENCE",
+    rule: "Lengths count Unicode code points: 200 astral-heavy code points pass, 201 do not",
+    gap: 16,
+    writes: true,
+    async run(ctx) {
+      const e = await astralExperiment(ctx);
+      expectStatus(
+        e.atMax,
+        201,
+        `A name of 200 code points (${codePointLength(e.atMaxName)} counted, ${e.atMaxName.length} UTF-16 units) must be accepted`,
+      );
+      expectRejected(e.overMax, "A name of 201 code points must be refused");
+    },
+  },
+  {
+    id: "contacts.blank-strings",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "What a blank or whitespace-only contact name gets",
+    gap: 17,
+    writes: true,
+    async run(ctx) {
+      const e = await blankExperiment(ctx);
+      ctx.observe(
+        `An empty contact name is ${outcome(e.empty)}; a name of three spaces is ${outcome(e.spaces)}.`,
+      );
+    },
+  },
+  {
+    id: "contacts.reference-blank",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "A blank or whitespace-only contact name gets 400 invalid_request",
+    gap: 17,
+    writes: true,
+    async run(ctx) {
+      const e = await blankExperiment(ctx);
+      expectRejected(e.empty, "An empty name must be refused");
+      expectRejected(e.spaces, "A whitespace-only name must be refused");
+    },
+  },
+  {
+    id: "contacts.email-clear-cases",
+    section: SECTION.resources,
+    level: "MUST",
+    rule: "a@example.com is accepted as an e-mail; not-an-email, a@, @b.c and a b@c.d get 400",
+    gap: 18,
+    writes: true,
+    async run(ctx) {
+      const name = `${ctx.marker} email`;
+      const ok = await postContact(ctx, { type: "CLIENT", name, email: "a@example.com" });
+      expectStatus(ok, 201, "The e-mail a@example.com must be accepted (§2)");
+      for (const email of CLEAR_INVALID_EMAILS) {
+        expectRejected(
+          await postContact(ctx, { type: "CLIENT", name, email }),
+          `The e-mail ${JSON.stringify(email)} must be refused (§2)`,
+        );
+      }
+    },
+  },
+  {
+    id: "contacts.email-borderline",
+    section: SECTION.resources,
+    level: "PROBE",
+    rule: "Which borderline e-mail addresses are taken (quoted, IP literal, IDN, dotless, dots, long local part)",
+    gap: 18,
+    writes: true,
+    async run(ctx) {
+      const taken: string[] = [];
+      const refused: string[] = [];
+      for (const [email, what] of BORDERLINE_EMAILS) {
+        const ex = await postContact(ctx, { type: "CLIENT", name: `${ctx.marker} email ${what}`, email });
+        (is2xx(ex) ? taken : refused).push(
+          `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
+        );
+      }
+      ctx.observe(
+        `Borderline e-mails accepted: ${taken.join(", ") || "none"}; refused: ${refused.join(", ") || "none"}.`,
+      );
+    },
+  },
+  {
+    id: "contacts.unknown-field",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "What an unknown field in a contact body gets (emial, a typo of email)",
+    gap: 12,
+    writes: true,
+    async run(ctx) {
+      const ex = await unknownFieldExperiment(ctx);
+      const read = readErrorEnvelope(ex.json);
+      const named = typeof read !== "string" && read.details !== undefined && "emial" in read.details;
+      ctx.observe(
+        `A contact body with an unknown field "emial" is ${outcome(ex)}${named ? ", details naming it" : ""}.`,
+      );
+    },
+  },
+  {
+    id: "contacts.reference-unknown-field",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "An unknown field in a body gets 400 invalid_request, details naming it",
+    gap: 12,
+    writes: true,
+    async run(ctx) {
+      const ex = await unknownFieldExperiment(ctx);
+      const { details } = expectRejected(ex, "A body with an unknown field must be refused");
+      if (details === undefined || !("emial" in details)) {
+        fail("The refusal must name the unknown field in error.details", {
+          expected: 'error.details with a key "emial"',
+          actual: snippet(ex.text),
+          exchange: ex,
+        });
+      }
+    },
+  },
+];

@@ -1,0 +1,297 @@
+import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
+import { productJsonText, type ProductDraft } from "./arbitraries.js";
+import { LISTS, MAX, type ListName } from "./spec.js";
+
+/**
+ * What several checks share: tokens, the first page of each list, the records a run creates (created
+ * once, read by every check that needs one), locating a record in a list, and whether the target
+ * supports `before`. Memoized in `ctx.cache`, keyed by what was asked, so that a check run alone (with
+ * --grep) fetches what it needs and a full run fetches it once.
+ */
+
+/** The full-access token of organization 0 or 1 (skips the check when the manifest has none). */
+export const fullToken = (ctx: CheckContext, org: 0 | 1 = 0): ManifestToken =>
+  ctx.tokens.get({ kind: "full", org });
+
+/** Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable. */
+export function usableTokens(ctx: CheckContext): ManifestToken[] {
+  const { manifest } = ctx.tokens;
+  const apiOrgs = new Set(manifest.organizations.filter((o) => o.apiAccess).map((o) => o.id));
+  const now = Date.now();
+  return manifest.tokens.filter(
+    (t) =>
+      t.state === "active" &&
+      apiOrgs.has(t.organization) &&
+      (t.expiresAt === null || Date.parse(t.expiresAt) > now),
+  );
+}
+
+/** Memoizes a promise in the run's cache; a rejected one is forgotten so that the next asker retries. */
+export function memo<T>(ctx: CheckContext, key: string, make: () => Promise<T>): Promise<T> {
+  const hit = ctx.cache.get(key);
+  if (hit instanceof Promise) return hit as Promise<T>;
+  const made = make();
+  ctx.cache.set(key, made);
+  made.catch(() => ctx.cache.delete(key));
+  return made;
+}
+
+/** `<marker>-<tag>-<n>`: unique within the run, so that no two records share a sku by accident. */
+export function unique(ctx: CheckContext, tag: string): string {
+  const seq = ctx.cache.get("unique-seq");
+  const n = (typeof seq === "number" ? seq : 0) + 1;
+  ctx.cache.set("unique-seq", n);
+  return `${ctx.marker}-${tag}-${n}`;
+}
+
+/** A contact body that any implementation must accept, named with the marker. */
+export const validContact = (ctx: CheckContext, tag: string): JsonObject => ({
+  type: "CLIENT",
+  name: `${ctx.marker} ${tag}`,
+});
+
+/** A product body that any implementation must accept, with a sku of its own. */
+export const validProduct = (ctx: CheckContext, tag: string): JsonObject => ({
+  sku: unique(ctx, tag),
+  name: `${ctx.marker} ${tag}`,
+  unitPrice: 10,
+});
+
+export const listRequest = (
+  list: ListName,
+  auth: HttpRequest["auth"],
+  query: Record<string, string | readonly string[]> = {},
+): HttpRequest => ({ method: "GET", path: LISTS[list].path, query, auth });
+
+/** The items of a list answer, or undefined when it is not `{ data: [objects] }` with status 200. */
+export function itemsOf(ex: HttpExchange): JsonObject[] | undefined {
+  if (ex.status !== 200 || !isRecord(ex.json) || !Array.isArray(ex.json.data)) return undefined;
+  const data: unknown[] = ex.json.data;
+  return data.every(isRecord) ? (data as JsonObject[]) : undefined;
+}
+
+/** `data` of a `{ data: {...} }` answer, if it is one. */
+export const dataObject = (ex: HttpExchange): JsonObject | undefined =>
+  isRecord(ex.json) && isRecord(ex.json.data) ? ex.json.data : undefined;
+
+/** The first page, at the largest limit, as the token sees it; fetched once per run. */
+export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
+  return memo(ctx, `page:${list}:${token.label}`, () =>
+    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
+  );
+}
+
+// ---- records the run creates ------------------------------------------------------------------------
+
+export interface Created {
+  /** What was sent. */
+  body: JsonObject;
+  exchange: HttpExchange;
+}
+
+export type ContactVariant = "minimal" | "full";
+
+/** The bodies of the run's two reference contacts: one with the required fields, one with every field. */
+export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObject {
+  if (variant === "minimal") return { type: "CLIENT", name: `${ctx.marker} minimal contact` };
+  return {
+    type: "SUPPLIER",
+    // Non-ASCII on purpose: §1 "UTF-8 encoded" is read back through it.
+    name: `${ctx.marker} Élodie Côté, Café 日本`,
+    email: `${ctx.marker}.full@example.com`,
+    phone: "+1 514-555-0199",
+    address: "1234 rue Saint-Denis, Montréal (Québec) H2X 3K8",
+    taxNumberTPS: "123456789RT0001",
+    taxNumberTVQ: "1234567890TQ0001",
+  };
+}
+
+/** Created once per run, by organization 0's full token. */
+export function createdContact(ctx: CheckContext, variant: ContactVariant): Promise<Created> {
+  const token = fullToken(ctx, 0);
+  const body = contactBody(ctx, variant);
+  return memo(ctx, `created:contact:${variant}`, async () => ({
+    body,
+    exchange: await ctx.http.send({ method: "POST", path: LISTS.contacts.path, auth: token, json: body }),
+  }));
+}
+
+export type ProductVariant = "minimal" | "full";
+
+export function productDraft(ctx: CheckContext, variant: ProductVariant): ProductDraft {
+  if (variant === "minimal") {
+    // Defaults (type PRODUCT, taxable true) and the lower bound of unitPrice (>= 0).
+    return { sku: `${ctx.marker}-minimal`, name: `${ctx.marker} minimal product`, unitPrice: "0" };
+  }
+  return {
+    sku: `${ctx.marker}-full`,
+    name: `${ctx.marker} Consultation`,
+    description: "One hour of consulting, billed by the hour.",
+    type: "SERVICE",
+    // Written exactly: 1234.5 must read back as "1234.5000" (spec-gaps #19).
+    unitPrice: "1234.5",
+    taxable: false,
+  };
+}
+
+export interface CreatedProduct {
+  draft: ProductDraft;
+  exchange: HttpExchange;
+}
+
+export const postProduct = (
+  ctx: CheckContext,
+  token: ManifestToken,
+  draft: ProductDraft,
+): Promise<HttpExchange> =>
+  ctx.http.send({
+    method: "POST",
+    path: LISTS.products.path,
+    auth: token,
+    headers: { "Content-Type": "application/json" },
+    rawBody: productJsonText(draft),
+  });
+
+export function createdProduct(ctx: CheckContext, variant: ProductVariant): Promise<CreatedProduct> {
+  const token = fullToken(ctx, 0);
+  const draft = productDraft(ctx, variant);
+  return memo(ctx, `created:product:${variant}`, async () => ({
+    draft,
+    exchange: await postProduct(ctx, token, draft),
+  }));
+}
+
+/** Skips a check that needs a record the target would not create (the creation check reports why). */
+export function requireCreated(
+  ctx: CheckContext,
+  exchange: HttpExchange,
+  what: string,
+  checkId: string,
+): void {
+  if (!is2xx(exchange)) {
+    ctx.skip(`${what} could not be created (status ${exchange.status}); ${checkId} reports why`);
+  }
+}
+
+// ---- `before` (spec-gaps #8) ------------------------------------------------------------------------
+
+export type BeforeSupport =
+  | { kind: "supported"; plain: HttpExchange; probe: HttpExchange }
+  | { kind: "ignored"; plain: HttpExchange; probe: HttpExchange }
+  | { kind: "undecided"; reason: string }
+  | { kind: "broken"; reason: string; plain: HttpExchange; probe: HttpExchange };
+
+const DAY_MS = 86_400_000;
+export const EPOCH = "1970-01-01T00:00:00.000Z";
+
+/** A `before` earlier than every item: the epoch, or a day before the oldest item if one predates it. */
+export function beforeEverything(items: readonly JsonObject[], field: string): string {
+  let oldest = Date.parse(EPOCH);
+  for (const item of items) {
+    const ms = typeof item[field] === "string" ? Date.parse(item[field]) : Number.NaN;
+    if (!Number.isNaN(ms) && ms <= oldest) oldest = ms - DAY_MS;
+  }
+  return new Date(oldest).toISOString();
+}
+
+const ids = (items: readonly JsonObject[]): string => JSON.stringify(items.map((i) => i.id));
+
+/**
+ * spec-gaps #8, exactly: a `before` earlier than every item; an empty list means supported, the
+ * unfiltered list back means ignored, anything else is broken.
+ */
+export function beforeSupport(
+  ctx: CheckContext,
+  list: ListName,
+  token: ManifestToken,
+): Promise<BeforeSupport> {
+  return memo(ctx, `before:${list}:${token.label}`, async (): Promise<BeforeSupport> => {
+    const limit = String(MAX.pageMax);
+    const plain = await ctx.http.send(listRequest(list, token, { limit }));
+    const items = itemsOf(plain);
+    if (items === undefined) return { kind: "undecided", reason: `the list itself answered ${plain.status}` };
+    if (items.length === 0) {
+      return { kind: "undecided", reason: "the list is empty, so a filter cannot show" };
+    }
+    const before = beforeEverything(items, LISTS[list].orderField);
+    const probe = await ctx.http.send(listRequest(list, token, { limit, before }));
+    const filtered = itemsOf(probe);
+    if (filtered === undefined) {
+      return { kind: "broken", reason: `before=${before} answered ${probe.status}`, plain, probe };
+    }
+    if (filtered.length === 0) return { kind: "supported", plain, probe };
+    if (ids(filtered) === ids(items)) return { kind: "ignored", plain, probe };
+    return {
+      kind: "broken",
+      reason: `before=${before}, earlier than every item, gave ${filtered.length} items that are not the unfiltered list`,
+      plain,
+      probe,
+    };
+  });
+}
+
+// ---- finding a record in a list ---------------------------------------------------------------------
+
+export type Located =
+  | { found: JsonObject; exchange: HttpExchange }
+  /** exhaustive: every item of the list was read, so the record is not there. */
+  | { found: undefined; exhaustive: boolean; pages: number; exchange: HttpExchange };
+
+/**
+ * Looks for an item in a list that may hold more than one page: the largest page first, then, if the
+ * target supports `before`, older pages (at most `maxPages`). A list whose page is not in newest-first
+ * order cannot be walked, so it is searched no further than its first page.
+ */
+export async function locate(
+  ctx: CheckContext,
+  list: ListName,
+  token: ManifestToken,
+  match: (item: JsonObject) => boolean,
+  maxPages = 5,
+): Promise<Located> {
+  const limit = String(MAX.pageMax);
+  const field = LISTS[list].orderField;
+  let exchange = await ctx.http.send(listRequest(list, token, { limit }));
+  for (let page = 1; ; page += 1) {
+    const items = itemsOf(exchange);
+    if (items === undefined) return { found: undefined, exhaustive: false, pages: page, exchange };
+    const found = items.find(match);
+    if (found !== undefined) return { found, exchange };
+    // A short page ends the list, as §4's pagination reads it (a walk may still skip items sharing
+    // the last item's instant: spec-gaps #9).
+    if (items.length < MAX.pageMax) return { found: undefined, exhaustive: true, pages: page, exchange };
+    const times = items.map((i) => (typeof i[field] === "string" ? Date.parse(i[field]) : Number.NaN));
+    const ordered = times.every((t, i) => !Number.isNaN(t) && (i === 0 || t <= (times[i - 1] ?? t)));
+    if (page >= maxPages || !ordered) return { found: undefined, exhaustive: false, pages: page, exchange };
+    if ((await beforeSupport(ctx, list, token)).kind !== "supported") {
+      return { found: undefined, exhaustive: false, pages: page, exchange };
+    }
+    const last = items[items.length - 1]?.[field];
+    exchange = await ctx.http.send(listRequest(list, token, { limit, before: String(last) }));
+  }
+}
+
+/**
+ * A record the run created, as organization 0's list shows it. Not found: a failure when the list was
+ * read to its end, a skip when it could not be (more than a page, and no `before` to walk it).
+ */
+export async function requireListed(
+  ctx: CheckContext,
+  list: ListName,
+  match: (item: JsonObject) => boolean,
+  what: string,
+): Promise<{ item: JsonObject; exchange: HttpExchange }> {
+  const located = await locate(ctx, list, fullToken(ctx), match);
+  if (located.found !== undefined) return { item: located.found, exchange: located.exchange };
+  expectStatus(located.exchange, 200, `GET ${LISTS[list].path} must answer 200`);
+  if (!located.exhaustive) {
+    return ctx.skip(`${what} is not on the pages read, and the list could not be read to its end`);
+  }
+  return fail(`${what}, just created, is not in the organization's list (§4)`, {
+    expected: `${what} listed`,
+    actual: "no such item in the whole list",
+    exchange: located.exchange,
+  });
+}

@@ -1,0 +1,300 @@
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import {
+  answer,
+  expectErrorEnvelope,
+  expectList,
+  expectNot5xx,
+  expectRejected,
+  expectStatus,
+  fail,
+  is2xx,
+  isRecord,
+  readErrorEnvelope,
+  requestLine,
+  statusAndCode,
+} from "./assert.js";
+import { fullToken, listRequest, memo, validContact } from "./data.js";
+import { ANNOUNCED_POSTS, LISTS, SECTION } from "./spec.js";
+
+/** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
+
+/** 404 not_found, or 405 (spec-gaps #23), in the error envelope. */
+function expectNoEndpoint(ex: HttpExchange, rule: string): void {
+  expectStatus(ex, [404, 405], rule);
+  expectErrorEnvelope(ex, ex.status === 404 ? "not_found" : undefined, rule);
+}
+
+const postContactRaw = (
+  ctx: CheckContext,
+  rawBody: string,
+  headers: Record<string, string>,
+): HttpRequest => ({
+  method: "POST",
+  path: LISTS.contacts.path,
+  auth: fullToken(ctx),
+  headers,
+  rawBody,
+});
+
+const JSON_TYPE = { "Content-Type": "application/json" };
+
+/** spec-gaps #34: what a path that is almost an endpoint gets; shared by the PROBE and the REFERENCE. */
+function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExchange }>> {
+  const token = fullToken(ctx);
+  return memo(ctx, "experiment:near-paths", async () => {
+    const cases: Array<{ what: string; request: HttpRequest }> = [
+      {
+        what: "A trailing slash (GET /api/v1/contacts/)",
+        request: { method: "GET", path: "/api/v1/contacts/", auth: token },
+      },
+      {
+        what: "Another case (GET /api/v1/Contacts)",
+        request: { method: "GET", path: "/api/v1/Contacts", auth: token },
+      },
+      {
+        what: "Another case (GET /API/V1/contacts)",
+        request: { method: "GET", path: "/API/V1/contacts", auth: token },
+      },
+      { what: "HEAD /api/v1/contacts", request: { method: "HEAD", path: LISTS.contacts.path, auth: token } },
+    ];
+    const out: Array<{ what: string; ex: HttpExchange }> = [];
+    for (const c of cases) out.push({ what: c.what, ex: await ctx.http.send(c.request) });
+    return out;
+  });
+}
+
+export const errorChecks: readonly Check[] = [
+  {
+    id: "errors.unknown-paths",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A path that is no endpoint gets 404 not_found (or 405) in the error envelope",
+    gap: 23,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      const requests: HttpRequest[] = [
+        { method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: token },
+        { method: "GET", path: `${LISTS.contacts.path}/${ctx.marker}/deeper`, auth: token },
+        { method: "POST", path: `/api/v1/${ctx.marker}-nowhere`, auth: token, json: {} },
+      ];
+      for (const request of requests) {
+        expectNoEndpoint(await ctx.http.send(request), `${requestLine(request)} names no endpoint`);
+      }
+    },
+  },
+  {
+    id: "errors.other-methods",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "PUT, PATCH and DELETE, which have no endpoint, get 404 or 405 in the error envelope",
+    gap: 23,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      const absent = `${ctx.marker}-absent`;
+      // DELETE only on an id that does not exist: never risk a collection on a server that has one.
+      const requests: HttpRequest[] = [
+        { method: "PUT", path: LISTS.contacts.path, auth: token, json: {} },
+        { method: "PATCH", path: LISTS.contacts.path, auth: token, json: {} },
+        { method: "PUT", path: LISTS.products.path, auth: token, json: {} },
+        { method: "PATCH", path: LISTS.products.path, auth: token, json: {} },
+        ...["PUT", "PATCH", "DELETE"].flatMap((method): HttpRequest[] => [
+          {
+            method,
+            path: `${LISTS.contacts.path}/${absent}`,
+            auth: token,
+            ...(method === "DELETE" ? {} : { json: {} }),
+          },
+          {
+            method,
+            path: `${LISTS.products.path}/${absent}`,
+            auth: token,
+            ...(method === "DELETE" ? {} : { json: {} }),
+          },
+        ]),
+        { method: "DELETE", path: `${LISTS.invoices.path}/${absent}`, auth: token },
+        { method: "DELETE", path: `${LISTS.expenses.path}/${absent}`, auth: token },
+      ];
+      for (const request of requests) {
+        expectNoEndpoint(await ctx.http.send(request), `${requestLine(request)} has no endpoint (§4)`);
+      }
+    },
+  },
+  {
+    id: "errors.announced-endpoints",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "POST /api/v1/invoices (announced) and POST /api/v1/expenses (not available) get a 4xx or 501, never a 2xx",
+    gap: 24,
+    async run(ctx) {
+      const full = fullToken(ctx);
+      // The coming-soon write scopes (§5) must not open the endpoints either.
+      const writer = ctx.tokens.find({ kind: "scopes", scopes: ["invoices:write"] });
+      const tokens = writer === undefined || writer.label === full.label ? [full] : [full, writer];
+      // A body no invoice endpoint would take (no contact, no lines): nothing gets created even by mistake.
+      const json = { description: `${ctx.marker} announced endpoint` };
+      for (const token of tokens) {
+        for (const path of ANNOUNCED_POSTS) {
+          const ex = await ctx.http.send({ method: "POST", path, auth: token, json });
+          if (!((ex.status >= 400 && ex.status < 500) || ex.status === 501)) {
+            fail(
+              `POST ${path} is not available (§1, §4 "Not available") with a token holding ${token.scopes.join(", ")}`,
+              {
+                expected: "a 4xx, or 501",
+                actual: answer(ex),
+                exchange: ex,
+              },
+            );
+          }
+        }
+      }
+    },
+  },
+  {
+    id: "errors.malformed-json",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A POST body that is not well-formed JSON gets 400 invalid_request",
+    gap: 14,
+    async run(ctx) {
+      const bodies = [
+        '{"type": "CLIENT", "name": ',
+        "{'type': 'CLIENT', 'name': 'x'}",
+        '{"type": "CLIENT", "name": "x",}',
+        "",
+      ];
+      for (const body of bodies) {
+        const ex = await ctx.http.send(postContactRaw(ctx, body, JSON_TYPE));
+        expectRejected(
+          ex,
+          `POST /api/v1/contacts with the body ${JSON.stringify(body)} must be refused (§7)`,
+        );
+      }
+      const ex = await ctx.http.send({
+        method: "POST",
+        path: LISTS.products.path,
+        auth: fullToken(ctx),
+        headers: JSON_TYPE,
+        rawBody: '{"sku": ',
+      });
+      expectRejected(ex, "POST /api/v1/products with truncated JSON must be refused (§7)");
+    },
+  },
+  {
+    id: "errors.non-object-json",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A POST body that is JSON but not an object ([], a string, null, a number) gets 400 invalid_request",
+    gap: 14,
+    async run(ctx) {
+      for (const body of ["[]", '"CLIENT"', "null", "42"]) {
+        const ex = await ctx.http.send(postContactRaw(ctx, body, JSON_TYPE));
+        expectRejected(ex, `POST /api/v1/contacts with the body ${body} must be refused (§7 invalid data)`);
+      }
+    },
+  },
+  {
+    id: "errors.content-type",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A POST without Content-Type: application/json gets 400 or 415 (a 2xx is reported), never anything else",
+    gap: 13,
+    writes: true,
+    async run(ctx) {
+      const body = JSON.stringify(validContact(ctx, "content type"));
+      for (const [what, headers] of [
+        ["Content-Type: text/plain", { "Content-Type": "text/plain" }],
+        ["no Content-Type", {}],
+      ] as const) {
+        const ex = await ctx.http.send(postContactRaw(ctx, body, headers));
+        if (is2xx(ex)) {
+          ctx.observe(`A valid contact body sent with ${what} is accepted (${ex.status}).`);
+          continue;
+        }
+        const rule = `POST /api/v1/contacts with ${what} must be refused with 400 or 415 (§4)`;
+        expectStatus(ex, [400, 415], rule);
+        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+      }
+    },
+  },
+  {
+    id: "errors.body-size",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards",
+    gap: 15,
+    async run(ctx) {
+      const head = `{"type":"CLIENT","name":"${ctx.marker} oversized","address":"`;
+      const ex = await ctx.http.send(
+        postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE),
+      );
+      const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
+      expectNot5xx(ex, rule);
+      expectStatus(ex, [400, 413], rule);
+      expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+      const after = await ctx.http.send(listRequest("contacts", fullToken(ctx), { limit: "1" }));
+      expectList(after, "After an oversized body the server must still answer GET /api/v1/contacts with 200");
+    },
+  },
+  {
+    id: "errors.details-shape",
+    section: SECTION.errors,
+    level: "PROBE",
+    rule: "The shape of error.details on a validation error (a contact without a name)",
+    gap: 36,
+    async run(ctx) {
+      const ex = await ctx.http.send({
+        method: "POST",
+        path: LISTS.contacts.path,
+        auth: fullToken(ctx),
+        json: { type: "CLIENT" },
+      });
+      const read = readErrorEnvelope(ex.json);
+      if (typeof read === "string") {
+        ctx.observe(`A contact without a name gets ${ex.status} without the error envelope (${read}).`);
+        return;
+      }
+      if (read.details === undefined) {
+        ctx.observe(`A contact without a name gets ${statusAndCode(ex)} without details.`);
+        return;
+      }
+      const values = Object.values(read.details);
+      const lists = values.every((v) => Array.isArray(v) && v.every((m) => typeof m === "string"));
+      const shape = lists
+        ? "each a list of messages"
+        : values.every((v) => typeof v === "string")
+          ? "each a message"
+          : "of mixed shape";
+      const nested = values.some((v) => isRecord(v)) ? ", some nested" : "";
+      ctx.observe(
+        `A contact without a name gets ${statusAndCode(ex)} with details keyed by ${JSON.stringify(Object.keys(read.details))}, ${shape}${nested}.`,
+      );
+    },
+  },
+  {
+    id: "errors.near-paths",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "What a trailing slash, another letter case and HEAD get",
+    gap: 34,
+    async run(ctx) {
+      for (const { what, ex } of await nearPaths(ctx)) {
+        const location = ex.headers.location === undefined ? "" : ` to ${ex.headers.location}`;
+        ctx.observe(`${what}: ${statusAndCode(ex)}${location}.`);
+      }
+    },
+  },
+  {
+    id: "errors.reference-near-paths",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "Paths are exact (trailing slash and other case get 404 not_found) and HEAD gets 404",
+    gap: 34,
+    async run(ctx) {
+      for (const { what, ex } of await nearPaths(ctx)) {
+        expectStatus(ex, 404, `${what} must get 404`);
+        if (ex.request.method !== "HEAD")
+          expectErrorEnvelope(ex, "not_found", `${what} must get 404 not_found`);
+      }
+    },
+  },
+];

@@ -1,0 +1,488 @@
+import fc from "fast-check";
+import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import {
+  answer,
+  expectErrorEnvelope,
+  expectList,
+  expectNot5xx,
+  expectRejected,
+  fail,
+  requestLine,
+  statusAndCode,
+  type JsonObject,
+} from "./assert.js";
+import {
+  invalidLimitArb,
+  limitBound,
+  listQueryArb,
+  type InvalidLimit,
+  type ListQuery,
+} from "./arbitraries.js";
+import { beforeSupport, firstPage, fullToken, itemsOf, listRequest, memo } from "./data.js";
+import { checkProperty } from "./property.js";
+import { orderBreaks } from "./shapes.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "./spec.js";
+
+/** §4 "Pagination" and the query parameters of the endpoint table; §8's page size. */
+
+const PAGE = String(MAX.pageMax);
+
+/**
+ * Whether an item belongs in the answer to `filter`. For contacts, whether `type=CLIENT` includes BOTH
+ * is open: a BOTH contact passes either way (the PROBE below says which reading the target took).
+ */
+function matchesFilter(list: ListName, value: string, item: JsonObject): boolean {
+  if (list !== "contacts") return item.status === value;
+  return value === "BOTH" ? item.type === "BOTH" : item.type === value || item.type === "BOTH";
+}
+
+function filterProblems(list: ListName, value: string, items: readonly JsonObject[]): string[] {
+  const field = list === "contacts" ? "type" : "status";
+  return items
+    .filter((item) => !matchesFilter(list, value, item))
+    .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
+}
+
+/** One filtered read at the largest page, shared by the MUST, PROBE and REFERENCE checks. */
+function filtered(
+  ctx: CheckContext,
+  list: ListName,
+  value: string,
+  token: ManifestToken,
+): Promise<HttpExchange> {
+  const param = LISTS[list].filter?.param ?? "type";
+  return memo(ctx, `filtered:${list}:${value}:${token.label}`, () =>
+    ctx.http.send(listRequest(list, token, { limit: PAGE, [param]: value })),
+  );
+}
+
+/** The request a generated query stands for. */
+function queryRequest(q: ListQuery, token: ManifestToken): HttpRequest {
+  const param = LISTS[q.list].filter?.param ?? "type";
+  return listRequest(q.list, token, {
+    ...(q.limit === undefined ? {} : { limit: q.limit }),
+    ...(q.filter === undefined ? {} : { [param]: q.filter }),
+  });
+}
+
+/** The keys of `details` that name the parameter (`limit`, `query.limit`). */
+const detailsName = (details: JsonObject | undefined, name: string): boolean =>
+  details !== undefined && Object.keys(details).some((k) => k === name || k.endsWith(`.${name}`));
+
+export const listChecks: readonly Check[] = [
+  {
+    id: "lists.default-limit",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A list without limit answers 200 with at most 50 items",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      let shown = false;
+      for (const list of LIST_NAMES) {
+        const ex = await ctx.http.send(listRequest(list, token));
+        const items = expectList(ex, `GET ${LISTS[list].path} must answer 200 { "data": [...] }`);
+        shown ||= items.length === MAX.pageDefault;
+        if (items.length > MAX.pageDefault) {
+          fail(`GET ${LISTS[list].path} without limit returned more than the default 50 items (§4)`, {
+            expected: `at most ${MAX.pageDefault} items`,
+            actual: `${items.length} items`,
+            exchange: ex,
+          });
+        }
+      }
+      // A default above 50 shows only on a list longer than 50.
+      if (!shown)
+        ctx.observe("No list of organization 0 reaches 50 items, so a default above 50 could not show.");
+    },
+  },
+  {
+    id: "lists.limit-and-filters",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "Any valid query (limit 1..200, the list's filter) answers 200 with at most limit items, each matching the filter",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      await checkProperty(ctx, {
+        rule: "A valid list query must answer 200 with at most `limit` items (default 50), each matching the filter",
+        arb: listQueryArb,
+        examples: [
+          { list: "contacts", limit: "1" },
+          { list: "products", limit: PAGE },
+          { list: "invoices", limit: PAGE, filter: "PAID" },
+          { list: "contacts", filter: "BOTH" },
+        ],
+        show: (q) => requestLine(queryRequest(q, token)),
+        predicate: async (q) => {
+          const ex = await ctx.http.send(queryRequest(q, token));
+          const line = requestLine(ex.request);
+          const items = expectList(ex, `${line} must answer 200`);
+          const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
+          if (items.length > max) {
+            fail(`${line} returned more than ${max} items (§4)`, {
+              expected: `at most ${max} items`,
+              actual: `${items.length} items`,
+              exchange: ex,
+            });
+          }
+          const wrong = q.filter === undefined ? [] : filterProblems(q.list, q.filter, items);
+          if (wrong.length > 0) {
+            fail(`${line} returned items that do not match the filter (§4)`, {
+              expected: `every item with ${LISTS[q.list].filter?.param} ${q.filter}${q.list === "contacts" && q.filter !== "BOTH" ? " (or BOTH)" : ""}`,
+              actual: wrong.slice(0, 5).join("; "),
+              exchange: ex,
+            });
+          }
+        },
+      });
+    },
+  },
+  {
+    id: "lists.limit-out-of-range",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "A limit below 1, above 200, not an integer or repeated is refused (400) or clamped: never 5xx, never more than 200 or than the limit",
+    gap: 10,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      const examples: Array<[ListName, InvalidLimit]> = [
+        ...["0", "-1", "201", "1000", "1.5", "abc", ""].map((value): [ListName, InvalidLimit] => [
+          "contacts",
+          { value },
+        ]),
+        ["invoices", { value: ["10", "20"] }],
+      ];
+      await checkProperty(ctx, {
+        rule: "An out-of-range limit must get 400 invalid_request or a clamped page (spec-gaps #10)",
+        arb: fc.tuple(fc.constantFrom(...LIST_NAMES), invalidLimitArb),
+        examples,
+        show: ([list, { value }]) => requestLine(listRequest(list, token, { limit: value })),
+        predicate: async ([list, { value }]) => {
+          const ex = await ctx.http.send(listRequest(list, token, { limit: value }));
+          const rule = requestLine(ex.request);
+          expectNot5xx(ex, rule);
+          if (ex.status === 400) {
+            expectErrorEnvelope(ex, "invalid_request", rule);
+            return;
+          }
+          const items = expectList(ex, `${rule} must answer 400 or a clamped 200`);
+          const bound = limitBound(value);
+          if (items.length > bound) {
+            fail(`${rule} returned more items than the limit allows once clamped`, {
+              expected: `400, or at most ${bound} items`,
+              actual: `${items.length} items`,
+              exchange: ex,
+            });
+          }
+        },
+      });
+    },
+  },
+  {
+    id: "lists.reference-limit",
+    section: SECTION.limits,
+    level: "REFERENCE",
+    rule: "A limit outside 1..200, not an integer or repeated gets 400 invalid_request with details naming limit",
+    gap: 10,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const value of ["0", "201", "1.5", "abc", ["10", "20"]] as const) {
+        const ex = await ctx.http.send(listRequest("contacts", token, { limit: value }));
+        const rule = `${requestLine(ex.request)} must be refused, naming limit`;
+        const { details } = expectErrorEnvelope(ex, "invalid_request", rule);
+        if (ex.status !== 400 || !detailsName(details, "limit")) {
+          fail(rule, {
+            expected: '400 with error.details naming "limit"',
+            actual: answer(ex),
+            exchange: ex,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "lists.type-filter",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "type=CLIENT (SUPPLIER) returns only CLIENT (SUPPLIER) or BOTH contacts; type=BOTH only BOTH",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const value of CONTACT_TYPES) {
+        const ex = await filtered(ctx, "contacts", value, token);
+        const items = expectList(ex, `GET /api/v1/contacts?type=${value} must answer 200`);
+        const wrong = filterProblems("contacts", value, items);
+        if (wrong.length > 0) {
+          fail(`type=${value} returned other contacts (§4)`, {
+            expected: value === "BOTH" ? "only BOTH" : `only ${value} or BOTH`,
+            actual: wrong.slice(0, 5).join("; "),
+            exchange: ex,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "lists.type-filter-both",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "Whether type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      const both = itemsOf(await filtered(ctx, "contacts", "BOTH", token))?.length ?? 0;
+      for (const value of ["CLIENT", "SUPPLIER"]) {
+        const items = itemsOf(await filtered(ctx, "contacts", value, token));
+        if (items === undefined) {
+          ctx.observe(`type=${value} did not answer a list.`);
+          continue;
+        }
+        const included = items.filter((i) => i.type === "BOTH").length;
+        if (included > 0)
+          ctx.observe(`type=${value} includes BOTH contacts (${included} of ${items.length} items).`);
+        else if (both > 0) ctx.observe(`type=${value} leaves out BOTH contacts (type=BOTH lists ${both}).`);
+        else ctx.observe(`type=${value}: organization 0 has no BOTH contact, so it cannot show.`);
+      }
+    },
+  },
+  {
+    id: "lists.reference-type-filter",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "type=CLIENT and type=SUPPLIER return exactly that type, never BOTH",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const value of ["CLIENT", "SUPPLIER"]) {
+        const ex = await filtered(ctx, "contacts", value, token);
+        const wrong = expectList(ex).filter((i) => i.type !== value);
+        if (wrong.length > 0) {
+          fail(`type=${value} returned contacts of another type`, {
+            expected: `only ${value}`,
+            actual: wrong
+              .slice(0, 5)
+              .map((i) => `${JSON.stringify(i.id)} is ${JSON.stringify(i.type)}`)
+              .join("; "),
+            exchange: ex,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "lists.status-filter",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "status=X on invoices and expenses returns only items whose status is X",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const list of ["invoices", "expenses"] as const) {
+        for (const value of LISTS[list].filter?.values ?? []) {
+          const ex = await filtered(ctx, list, value, token);
+          const items = expectList(ex, `GET ${LISTS[list].path}?status=${value} must answer 200`);
+          const wrong = filterProblems(list, value, items);
+          if (wrong.length > 0) {
+            fail(`status=${value} returned ${list} of another status (§4)`, {
+              expected: `only status ${value}`,
+              actual: wrong.slice(0, 5).join("; "),
+              exchange: ex,
+            });
+          }
+        }
+      }
+    },
+  },
+  {
+    id: "lists.unknown-filter-value",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "What a filter value outside the enum gets (type=VENDOR, type=client, status=CANCELLED, status=paid)",
+    async run(ctx) {
+      const token = fullToken(ctx);
+      const cases: Array<[ListName, string, string]> = [
+        ["contacts", "type", "VENDOR"],
+        ["contacts", "type", "client"],
+        ["invoices", "status", "CANCELLED"],
+        ["invoices", "status", "paid"],
+      ];
+      for (const [list, param, value] of cases) {
+        const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, [param]: value }));
+        const items = itemsOf(ex);
+        const what = items !== undefined ? `200 with ${items.length} items` : statusAndCode(ex);
+        ctx.observe(`GET ${LISTS[list].path}?${param}=${value}: ${what}.`);
+      }
+    },
+  },
+  {
+    id: "lists.order",
+    section: SECTION.endpoints,
+    level: "SHOULD",
+    rule: "Lists come newest first: by date for invoices and expenses, by createdAt for contacts and products",
+    gap: 7,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const list of LIST_NAMES) {
+        const ex = await firstPage(ctx, list, token);
+        const breaks = orderBreaks(expectList(ex), LISTS[list].orderField);
+        if (breaks.length > 0) {
+          fail(`${list} are not newest first`, {
+            expected: `${LISTS[list].orderField} never increasing down the list`,
+            actual: `${breaks.length} inversion(s): ${breaks.slice(0, 3).join("; ")}`,
+            exchange: ex,
+          });
+        }
+      }
+    },
+  },
+  {
+    id: "lists.before",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "before, where supported, returns only items strictly before it; where ignored, the unfiltered list (feature-detected per list)",
+    gap: 8,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const list of LIST_NAMES) {
+        const field = LISTS[list].orderField;
+        const support = await beforeSupport(ctx, list, token);
+        if (support.kind === "undecided") {
+          ctx.observe(`${list}: whether before is supported cannot be told: ${support.reason}.`);
+          continue;
+        }
+        if (support.kind === "broken") {
+          fail(
+            `${list}: a before earlier than every item must give an empty list (supported) or the unfiltered list (ignored)`,
+            {
+              expected: "an empty list, or the same items as without before",
+              actual: support.reason,
+              exchange: support.probe,
+            },
+          );
+        }
+        if (support.kind === "ignored") {
+          ctx.observe(`${list}: before is ignored (the unfiltered list comes back).`);
+          continue;
+        }
+        const items = itemsOf(support.plain) ?? [];
+        const pivot = items[Math.floor(items.length / 2)]?.[field];
+        if (typeof pivot !== "string" || Number.isNaN(Date.parse(pivot))) {
+          ctx.observe(`${list}: before is supported; no item ${field} to read before.`);
+          continue;
+        }
+        const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: pivot }));
+        const got = expectList(ex, `GET ${LISTS[list].path}?before=${pivot} must answer 200`);
+        const notBefore = got.filter(
+          (i) => !(typeof i[field] === "string" && Date.parse(i[field]) < Date.parse(pivot)),
+        );
+        if (notBefore.length > 0) {
+          fail(`${list}: before=${pivot} returned items that are not strictly before it`, {
+            expected: `every ${field} < ${pivot}`,
+            actual: notBefore
+              .slice(0, 5)
+              .map((i) => `${JSON.stringify(i.id)} ${field} ${JSON.stringify(i[field])}`)
+              .join("; "),
+            exchange: ex,
+          });
+        }
+        const older = items.filter(
+          (i) => typeof i[field] === "string" && Date.parse(i[field]) < Date.parse(pivot),
+        );
+        if (older.length > 0 && got.length === 0) {
+          fail(`${list}: before=${pivot} returned nothing, though older items exist`, {
+            expected: "the items older than before",
+            actual: "an empty list",
+            exchange: ex,
+          });
+        }
+        ctx.observe(`${list}: before is supported.`);
+      }
+    },
+  },
+  {
+    id: "lists.reference-before",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "A malformed before gets 400 invalid_request on every list",
+    gap: 8,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const list of LIST_NAMES) {
+        const ex = await ctx.http.send(listRequest(list, token, { before: "yesterday" }));
+        expectRejected(ex, `GET ${LISTS[list].path}?before=yesterday must be refused`);
+      }
+    },
+  },
+  {
+    id: "lists.pagination-hole",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "Whether paging with before = date of the last item loses items sharing that midnight date",
+    gap: 9,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const list of ["invoices", "expenses"] as const) {
+        ctx.observe(await probeHole(ctx, list, token));
+      }
+    },
+  },
+  {
+    id: "lists.unknown-params",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "What unknown query parameters get (foo=bar, a cache-buster _=<n>)",
+    gap: 11,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      for (const [param, value] of [
+        ["foo", "bar"],
+        ["_", "1700000000000"],
+      ] as const) {
+        const ex = await ctx.http.send(listRequest("contacts", token, { limit: "5", [param]: value }));
+        const what = ex.status === 200 ? "ignored (200)" : statusAndCode(ex);
+        ctx.observe(`GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
+      }
+    },
+  },
+];
+
+/**
+ * spec-gaps #9: walk the list the way §4 says (limit, then before = date of the last item) with pages
+ * one smaller than the first date holding several items, and count what never comes back.
+ */
+async function probeHole(
+  ctx: CheckContext,
+  list: "invoices" | "expenses",
+  token: ManifestToken,
+): Promise<string> {
+  const support = await beforeSupport(ctx, list, token);
+  if (support.kind !== "supported")
+    return `${list}: before is not supported (${support.kind}), so the hole cannot show.`;
+  const items = itemsOf(support.plain) ?? [];
+  const whole = items.length < MAX.pageMax;
+  const lastDate = items[items.length - 1]?.date;
+  const counts = new Map<string, number>();
+  for (const i of items) if (typeof i.date === "string") counts.set(i.date, (counts.get(i.date) ?? 0) + 1);
+  // The newest date with several items whose items the first page holds in full.
+  const target = [...counts].find(([date, n]) => n >= 2 && (whole || date !== lastDate));
+  if (target === undefined)
+    return `${list}: no date holds two items on the first page, so the hole cannot show.`;
+  const [date, count] = target;
+  const limit = String(count - 1);
+  const seen = new Set<unknown>();
+  let before: string | undefined;
+  let link: string | undefined;
+  for (let page = 0; page < 25; page += 1) {
+    const ex = await ctx.http.send(
+      listRequest(list, token, { limit, ...(before === undefined ? {} : { before }) }),
+    );
+    link ??= ex.headers.link;
+    const got = itemsOf(ex);
+    if (got === undefined) return `${list}: the walk stopped on a ${ex.status} answer.`;
+    for (const i of got) seen.add(i.id);
+    const last = got[got.length - 1]?.date;
+    if (got.length < count - 1 || typeof last !== "string" || Date.parse(last) < Date.parse(date)) break;
+    before = last;
+  }
+  const lost = items.filter((i) => i.date === date && !seen.has(i.id)).length;
+  const linkNote = link === undefined ? "" : ` The answers carry a Link header (${link}).`;
+  return lost > 0
+    ? `${list}: paging with limit=${limit} and before = date of the last item lost ${lost} of the ${count} items dated ${date}.${linkNote}`
+    : `${list}: paging with limit=${limit} and before = date of the last item returned all ${count} items dated ${date}.${linkNote}`;
+}

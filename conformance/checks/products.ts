@@ -1,0 +1,486 @@
+import { Decimal } from "decimal.js";
+import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { Check, CheckContext, HttpExchange } from "../types.js";
+import {
+  expectDataObject,
+  expectErrorEnvelope,
+  expectRejected,
+  expectStatus,
+  expectSuccess,
+  fail,
+  is2xx,
+  outcome,
+  snippet,
+  type JsonObject,
+} from "./assert.js";
+import {
+  expectedMoney,
+  invalidProductBodyArb,
+  padTo,
+  productBodyArb,
+  type InvalidBody,
+  type ProductDraft,
+} from "./arbitraries.js";
+import {
+  createdProduct,
+  dataObject,
+  fullToken,
+  locate,
+  memo,
+  postProduct,
+  requireCreated,
+  requireListed,
+  unique,
+  type ProductVariant,
+} from "./data.js";
+import { checkProperty, writeRuns } from "./property.js";
+import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "./shapes.js";
+import { LISTS, MAX, SECTION } from "./spec.js";
+
+/** POST /api/v1/products: §4's body table and sku rule, §2's money, §8's lengths (spec-gaps #6, #19, #20). */
+
+const PATH = LISTS.products.path;
+
+/**
+ * §2 bounds unitPrice only below (>= 0); an implementation may document a maximum. Values from here up
+ * may be refused with 400 without failing a check (the refusal is observed); smaller ones must pass.
+ */
+const TOLERATED_MAXIMUM = new Decimal(1_000_000);
+
+/** A draft with a sku of its own: generated skus may repeat (shrinking converges on the same one). */
+function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDraft {
+  const tail = draft.sku.startsWith(`${ctx.marker}-`) ? draft.sku.slice(ctx.marker.length + 1) : draft.sku;
+  return { ...draft, sku: `${unique(ctx, "p")}-${tail}`.slice(0, MAX.productSku) };
+}
+
+const postJson = (
+  ctx: CheckContext,
+  json: unknown,
+  token: ManifestToken = fullToken(ctx),
+): Promise<HttpExchange> => ctx.http.send({ method: "POST", path: PATH, auth: token, json });
+
+const listedProduct = (
+  ctx: CheckContext,
+  variant: ProductVariant,
+): Promise<{ item: JsonObject; exchange: HttpExchange; draft: ProductDraft }> =>
+  memo(ctx, `listed:product:${variant}`, async () => {
+    const { draft, exchange } = await createdProduct(ctx, variant);
+    requireCreated(ctx, exchange, `the ${variant} product`, "products.create");
+    return { ...(await listedBySku(ctx, draft.sku)), draft };
+  });
+
+/** spec-gaps #6: a product's values are read through the list, the creation answer being open. */
+const listedBySku = (ctx: CheckContext, sku: string): Promise<{ item: JsonObject; exchange: HttpExchange }> =>
+  requireListed(ctx, "products", (item) => item.sku === sku, `The product ${sku}`);
+
+function expectListedAsSent(draft: ProductDraft, item: JsonObject, ex: HttpExchange): void {
+  const problems = listedProductProblems(draft, item);
+  if (problems.length > 0) {
+    fail(`The product ${draft.sku} is listed otherwise than it was sent`, {
+      expected: `the values sent (unitPrice ${draft.unitPrice} as "${expectedMoney(draft.unitPrice)}"), §4's defaults for the others`,
+      actual: problems.join("; "),
+      exchange: ex,
+    });
+  }
+}
+
+/**
+ * Creates a product and checks its values through the list (MUST, spec-gaps #6 and #19). A refusal of a
+ * price at or above TOLERATED_MAXIMUM is observed, not failed.
+ */
+async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<void> {
+  const ex = await postProduct(ctx, fullToken(ctx), draft);
+  if (ex.status === 400 && new Decimal(draft.unitPrice).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
+    expectErrorEnvelope(ex, "invalid_request");
+    ctx.observe(`unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`);
+    return;
+  }
+  expectSuccess(ex, `POST ${PATH} with a valid body must succeed (§4)`);
+  expectDataObject(ex, `POST ${PATH} must answer { "data": {...} }`);
+  const { item, exchange } = await listedBySku(ctx, draft.sku);
+  expectListedAsSent(draft, item, exchange);
+}
+
+interface PriceExperiment {
+  text: string;
+  ex: HttpExchange;
+  /** What the target stored, when it accepted: from the creation answer, else the list. */
+  stored: unknown;
+}
+
+function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperiment> {
+  return memo(ctx, `experiment:price:${text}`, async () => {
+    const draft: ProductDraft = {
+      sku: unique(ctx, "price"),
+      name: `${ctx.marker} price ${text}`,
+      unitPrice: text,
+    };
+    const ex = await postProduct(ctx, fullToken(ctx), draft);
+    if (!is2xx(ex)) return { text, ex, stored: undefined };
+    const answered = dataObject(ex)?.unitPrice;
+    const located =
+      answered === undefined
+        ? await locate(ctx, "products", fullToken(ctx), (i) => i.sku === draft.sku)
+        : undefined;
+    const stored = answered ?? located?.found?.unitPrice;
+    return { text, ex, stored };
+  });
+}
+
+function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange>> {
+  // A blank sku or name cannot carry the marker: the other field does.
+  return memo(ctx, "experiment:product-blank", async () => ({
+    "an empty sku": await postJson(ctx, { sku: "", name: `${ctx.marker} blank sku`, unitPrice: 1 }),
+    "a whitespace-only sku": await postJson(ctx, {
+      sku: "   ",
+      name: `${ctx.marker} blank sku`,
+      unitPrice: 1,
+    }),
+    "a whitespace-only name": await postJson(ctx, { sku: unique(ctx, "blank"), name: "   ", unitPrice: 1 }),
+  }));
+}
+
+const showInvalid = (v: InvalidBody): string =>
+  `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
+
+export const productChecks: readonly Check[] = [
+  {
+    id: "products.create",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: 'A valid product body is created: 200 or 201, { "data": {...} }',
+    gap: 6,
+    writes: true,
+    async run(ctx) {
+      for (const variant of ["full", "minimal"] as const) {
+        const { exchange } = await createdProduct(ctx, variant);
+        const rule = `POST ${PATH} (${variant} body) must create the product`;
+        expectStatus(exchange, [200, 201], rule);
+        expectDataObject(exchange, rule);
+      }
+    },
+  },
+  {
+    id: "products.create-201",
+    section: SECTION.endpoints,
+    level: "SHOULD",
+    rule: "A product creation answers 201, the common rule for creation",
+    gap: 6,
+    writes: true,
+    async run(ctx) {
+      const { exchange } = await createdProduct(ctx, "full");
+      expectStatus(exchange, 201, `POST ${PATH} should answer 201 (§4 "201 for creation")`);
+    },
+  },
+  {
+    id: "products.created-listed",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A created product is listed with the values sent, unitPrice as a 4-decimal string, type PRODUCT and taxable true by default",
+    gap: 6,
+    writes: true,
+    async run(ctx) {
+      for (const variant of ["full", "minimal"] as const) {
+        const { item, exchange, draft } = await listedProduct(ctx, variant);
+        expectListedAsSent(draft, item, exchange);
+      }
+    },
+  },
+  {
+    id: "products.updated-at",
+    section: SECTION.resources,
+    level: "SHOULD",
+    rule: "A product never modified has updatedAt equal to createdAt",
+    gap: 29,
+    writes: true,
+    async run(ctx) {
+      const { item, exchange } = await listedProduct(ctx, "full");
+      if (item.updatedAt !== item.createdAt) {
+        fail("A product just created has an updatedAt other than its createdAt", {
+          expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
+          actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
+          exchange,
+        });
+      }
+    },
+  },
+  {
+    id: "products.reference-response",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "A product creation answers 201 with the full product, every field present",
+    gap: 6,
+    writes: true,
+    async run(ctx) {
+      const { draft, exchange } = await createdProduct(ctx, "full");
+      expectStatus(exchange, 201);
+      const data = expectDataObject(exchange);
+      const problems = [
+        ...listedProductProblems(draft, data),
+        ...absentOptionals(data, PRODUCT_FIELDS).map((f) => `${f} absent`),
+      ];
+      if (problems.length > 0) {
+        fail("The creation answer is not the full product as sent", {
+          expected: "every field of §2's Product, with the values sent",
+          actual: problems.join("; "),
+          exchange,
+        });
+      }
+    },
+  },
+  {
+    id: "products.valid-bodies",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "Any valid product body is created and listed with its values; unitPrice (<= 4 decimals, <= 15 digits) reads back exactly",
+    gap: 19,
+    writes: true,
+    async run(ctx) {
+      await checkProperty(ctx, {
+        rule: "A valid product must be created and listed with the values sent (§4, spec-gaps #6, #19)",
+        arb: productBodyArb(ctx.marker),
+        numRuns: writeRuns(ctx),
+        predicate: (draft) => expectRoundTrip(ctx, withUniqueSku(ctx, draft)),
+      });
+    },
+  },
+  {
+    id: "products.unit-price-round-trip",
+    section: SECTION.resources,
+    level: "MUST",
+    rule: "unitPrice sent as a number with at most 15 significant digits reads back as the same value with 4 decimals",
+    gap: 19,
+    writes: true,
+    async run(ctx) {
+      // Binary floats would turn several of these (0.3, 19.99, 15 digits) into neighbours.
+      for (const text of [
+        "0.0001",
+        "0.3",
+        "19.99",
+        "100",
+        "1234.5",
+        "987654.3210",
+        "12345678901.2345",
+        "99999999999.9999",
+      ]) {
+        await expectRoundTrip(ctx, {
+          sku: unique(ctx, "price"),
+          name: `${ctx.marker} price ${text}`,
+          unitPrice: text,
+        });
+      }
+    },
+  },
+  {
+    id: "products.unit-price-negative",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "A negative unitPrice gets 400 invalid_request",
+    gap: 19,
+    async run(ctx) {
+      for (const price of [-0.01, -1, -1000.5]) {
+        const ex = await postJson(ctx, {
+          sku: unique(ctx, "neg"),
+          name: `${ctx.marker} negative`,
+          unitPrice: price,
+        });
+        expectRejected(ex, `unitPrice ${price} must be refused (§8: >= 0)`);
+      }
+    },
+  },
+  {
+    id: "products.unit-price-string",
+    section: SECTION.endpoints,
+    level: "SHOULD",
+    rule: 'A unitPrice sent as a string ("12.50") gets 400 invalid_request: §4 says number',
+    gap: 19,
+    async run(ctx) {
+      const ex = await postJson(ctx, {
+        sku: unique(ctx, "str"),
+        name: `${ctx.marker} string price`,
+        unitPrice: "12.50",
+      });
+      expectRejected(ex, 'unitPrice "12.50" (a string) should be refused');
+    },
+  },
+  {
+    id: "products.unit-price-precision",
+    section: SECTION.resources,
+    level: "PROBE",
+    rule: "What unitPrice beyond 15 significant digits, beyond 4 decimals, or in exponent form gets and reads back as",
+    gap: 19,
+    writes: true,
+    async run(ctx) {
+      const cases: ReadonlyArray<[string, string]> = [
+        ["1234567890123.4567", "17 significant digits"],
+        ["0.12345678901234567", "17 decimals"],
+        ["1.23456", "5 decimals"],
+        ["2.50000", "5 decimals, trailing zeros"],
+        ["1.5e2", "exponent form"],
+      ];
+      for (const [text, what] of cases) {
+        const e = await priceExperiment(ctx, text);
+        const stored = e.stored === undefined ? "" : `, reads back as ${JSON.stringify(e.stored)}`;
+        ctx.observe(`unitPrice ${text} (${what}) is ${outcome(e.ex)}${stored}.`);
+      }
+    },
+  },
+  {
+    id: "products.reference-decimals",
+    section: SECTION.resources,
+    level: "REFERENCE",
+    rule: "A unitPrice with more than 4 decimals gets 400 invalid_request, never silent rounding",
+    gap: 19,
+    writes: true,
+    async run(ctx) {
+      expectRejected((await priceExperiment(ctx, "1.23456")).ex, "unitPrice 1.23456 must be refused");
+    },
+  },
+  {
+    id: "products.invalid-bodies",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A product body breaking one rule of §4 (required, type, enum, length, >= 0, boolean) gets 400 invalid_request",
+    async run(ctx) {
+      await checkProperty(ctx, {
+        rule: "An invalid product body must be refused with 400 invalid_request (§4, §7)",
+        arb: invalidProductBodyArb(ctx.marker),
+        examples: [
+          { body: { name: `${ctx.marker} x`, unitPrice: 1 }, field: "sku", why: "missing (required)" },
+          {
+            body: { sku: unique(ctx, "inv"), name: `${ctx.marker} x` },
+            field: "unitPrice",
+            why: "missing (required)",
+          },
+          {
+            body: { sku: unique(ctx, "inv"), name: `${ctx.marker} x`, unitPrice: 1, type: "GOODS" },
+            field: "type",
+            why: '"GOODS" is not one of PRODUCT, SERVICE',
+          },
+        ],
+        show: showInvalid,
+        predicate: async ({ body }) => {
+          expectRejected(await postJson(ctx, body), "the body must be refused");
+        },
+      });
+    },
+  },
+  {
+    id: "products.length-boundaries",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "sku 100, name 200, description 2000 ASCII characters are accepted; one more is refused with 400",
+    gap: 16,
+    writes: true,
+    async run(ctx) {
+      const atMax = {
+        sku: padTo(`${unique(ctx, "max")}-`, MAX.productSku, "s"),
+        name: padTo(`${ctx.marker} max `, MAX.productName),
+        description: padTo(`${ctx.marker} `, MAX.productDescription, "d"),
+        unitPrice: 1,
+      };
+      expectSuccess(await postJson(ctx, atMax), "Every field at its maximum length must be accepted (§8)");
+      const over: ReadonlyArray<[string, number, () => string]> = [
+        ["sku", MAX.productSku, () => padTo(`${unique(ctx, "over")}-`, MAX.productSku + 1, "s")],
+        ["name", MAX.productName, () => padTo(`${ctx.marker} over `, MAX.productName + 1)],
+        [
+          "description",
+          MAX.productDescription,
+          () => padTo(`${ctx.marker} `, MAX.productDescription + 1, "d"),
+        ],
+      ];
+      for (const [field, max, value] of over) {
+        const body = { sku: unique(ctx, "over"), name: `${ctx.marker} over`, unitPrice: 1, [field]: value() };
+        expectRejected(
+          await postJson(ctx, body),
+          `${field} of ${max + 1} characters (max ${max}) must be refused`,
+        );
+      }
+    },
+  },
+  {
+    id: "products.duplicate-sku",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "A second product with a sku already used in the organization gets 400 invalid_request",
+    gap: 20,
+    writes: true,
+    async run(ctx) {
+      const { draft, exchange } = await createdProduct(ctx, "full");
+      requireCreated(ctx, exchange, "the first product", "products.create");
+      const ex = await postJson(ctx, { sku: draft.sku, name: `${ctx.marker} duplicate`, unitPrice: 1 });
+      expectRejected(ex, `A duplicate sku (${draft.sku}) must be refused (§4 rule)`);
+    },
+  },
+  {
+    id: "products.sku-other-org",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "Whether another organization may use a sku already used in the first (a global rule leaks existence)",
+    gap: 20,
+    writes: true,
+    async run(ctx) {
+      const other = fullToken(ctx, 1);
+      const { draft, exchange } = await createdProduct(ctx, "full");
+      requireCreated(ctx, exchange, "the first product", "products.create");
+      const ex = await postJson(
+        ctx,
+        { sku: draft.sku, name: `${ctx.marker} other org`, unitPrice: 1 },
+        other,
+      );
+      const reading = is2xx(ex)
+        ? "skus are unique per organization"
+        : "skus look unique across organizations";
+      ctx.observe(`Organization 1 creating organization 0's sku is ${outcome(ex)}: ${reading}.`);
+    },
+  },
+  {
+    id: "products.sku-case",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "Whether sku uniqueness is case-sensitive",
+    gap: 20,
+    writes: true,
+    async run(ctx) {
+      const { draft, exchange } = await createdProduct(ctx, "full");
+      requireCreated(ctx, exchange, "the first product", "products.create");
+      const ex = await postJson(ctx, {
+        sku: draft.sku.toUpperCase(),
+        name: `${ctx.marker} upper-case sku`,
+        unitPrice: 1,
+      });
+      const reading = is2xx(ex) ? "uniqueness is case-sensitive" : "uniqueness looks case-insensitive";
+      ctx.observe(
+        `The sku ${draft.sku.toUpperCase()}, an existing sku upper-cased, is ${outcome(ex)}: ${reading}.`,
+      );
+    },
+  },
+  {
+    id: "products.blank-strings",
+    section: SECTION.endpoints,
+    level: "PROBE",
+    rule: "What a blank or whitespace-only sku or product name gets",
+    gap: 17,
+    writes: true,
+    async run(ctx) {
+      const e = await blankExperiment(ctx);
+      ctx.observe(
+        `${Object.entries(e)
+          .map(([what, ex]) => `${what} is ${outcome(ex)}`)
+          .join("; ")}.`,
+      );
+    },
+  },
+  {
+    id: "products.reference-blank",
+    section: SECTION.endpoints,
+    level: "REFERENCE",
+    rule: "A blank or whitespace-only sku or name gets 400 invalid_request",
+    gap: 17,
+    writes: true,
+    async run(ctx) {
+      for (const [what, ex] of Object.entries(await blankExperiment(ctx)))
+        expectRejected(ex, `${what} must be refused`);
+    },
+  },
+];

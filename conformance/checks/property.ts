@@ -1,0 +1,86 @@
+import fc from "fast-check";
+import { CheckFailure, type CheckContext } from "../types.js";
+import { snippet } from "./assert.js";
+
+/**
+ * Runs a fast-check property inside a check: the seed and the number of runs come from the run's
+ * options, so that `--seed` replays a failure; the failure states the rule broken, the shrunk
+ * counterexample, the expected and actual answer, and the exchange of that shrunk case.
+ */
+
+export interface PropertySpec<T> {
+  /** The rule, as a failure states it: "an invalid contact body is refused with 400 invalid_request". */
+  rule: string;
+  arb: fc.Arbitrary<T>;
+  /** Throws a CheckFailure (through the assertion helpers) when the rule is broken for `value`. */
+  predicate: (value: T) => Promise<void>;
+  /** Default `ctx.options.numRuns`. */
+  numRuns?: number;
+  /** Cases run before the generated ones, every time. */
+  examples?: readonly T[];
+  /** Real requests shrinking may spend after the first failure (each step is an exchange); default 40. */
+  shrinkBudget?: number;
+  /** How the counterexample is shown; default fast-check's stringify, cut to a report line. */
+  show?: (value: T) => string;
+}
+
+/**
+ * Properties that create records run fewer times than the others: each run is a record left on the
+ * target, and the arbitraries' variety shows within a few.
+ */
+export const writeRuns = (ctx: CheckContext): number => Math.max(1, Math.min(ctx.options.numRuns, 10));
+
+export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>): Promise<void> {
+  const budget = spec.shrinkBudget ?? 40;
+  let failedOnce = false;
+  let afterFailure = 0;
+  // A skip or a kit bug is no counterexample: it ends the property at once, unshrunk.
+  let aborted: { error: unknown } | undefined;
+  const property = fc.asyncProperty(spec.arb, async (value) => {
+    if (aborted !== undefined) return;
+    if (failedOnce) {
+      afterFailure += 1;
+      // Out of budget: report the last real failure rather than keep sending requests to shrink it.
+      if (afterFailure > budget) return;
+    }
+    try {
+      await spec.predicate(value);
+    } catch (error) {
+      if (!(error instanceof CheckFailure)) {
+        aborted = { error };
+        return;
+      }
+      failedOnce = true;
+      throw error;
+    }
+  });
+  const numRuns = spec.numRuns ?? ctx.options.numRuns;
+  const details = await fc.check(property, {
+    seed: ctx.options.seed,
+    numRuns,
+    ...(spec.examples === undefined ? {} : { examples: spec.examples.map((e): [T] => [e]) }),
+  });
+  if (aborted !== undefined) throw aborted.error;
+  if (!details.failed) return;
+  const replay = `--seed ${details.seed} --num-runs ${ctx.options.numRuns} (fast-check path ${details.counterexamplePath ?? "none"})`;
+  if (details.counterexample === null) {
+    throw new CheckFailure(`${spec.rule}: the property could not run to its end`, {
+      expected: `${numRuns} runs`,
+      actual: details.interrupted ? "interrupted" : `${details.numSkips} skipped runs`,
+      replay,
+    });
+  }
+  const error = details.errorInstance;
+  if (!(error instanceof CheckFailure)) throw error;
+  const [value] = details.counterexample;
+  const shown = spec.show?.(value) ?? snippet(fc.stringify(value), 600);
+  throw new CheckFailure(
+    `${spec.rule}. Broken by (after ${details.numShrinks} shrinks): ${shown}. ${error.message}`,
+    {
+      expected: error.expected,
+      actual: error.actual,
+      ...(error.exchange === undefined ? {} : { exchange: error.exchange }),
+      replay,
+    },
+  );
+}

@@ -1,0 +1,212 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { Check, CheckContext, HttpExchange } from "../types.js";
+import { answer, expectError, fail, header, statusAndCode } from "./assert.js";
+import { fullToken, listRequest, memo, usableTokens } from "./data.js";
+import { SECTION } from "./spec.js";
+
+/**
+ * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). The final phase: these
+ * checks exhaust the limit, so they run after every other check, the burst first.
+ */
+
+interface Burst {
+  /** Requests sent, the 429 included. */
+  sent: number;
+  first: HttpExchange | undefined;
+  /** The 429, if one came. */
+  limited: HttpExchange | undefined;
+  /** An answer that was neither 200 nor 429: the burst stopped on it. */
+  unexpected: HttpExchange | undefined;
+}
+
+const ORIGIN = "https://ratelimit.conformance.example";
+
+/** Unpaced requests with one token until a 429, at most 2 × limit + 1 (a fixed window may reset mid-burst). */
+async function exhaust(ctx: CheckContext, token: ManifestToken): Promise<Burst> {
+  const max = 2 * ctx.options.rateLimit + 1;
+  let first: HttpExchange | undefined;
+  for (let sent = 1; sent <= max; sent += 1) {
+    const ex = await ctx.http.sendUnpaced({
+      ...listRequest("contacts", token, { limit: "1" }),
+      headers: { Origin: ORIGIN },
+    });
+    first ??= ex;
+    if (ex.status === 429) return { sent, first, limited: ex, unexpected: undefined };
+    if (ex.status !== 200) return { sent, first, limited: undefined, unexpected: ex };
+  }
+  return { sent: max, first, limited: undefined, unexpected: undefined };
+}
+
+const burst = (ctx: CheckContext): Promise<Burst> => {
+  const token = fullToken(ctx);
+  return memo(ctx, "burst", () => exhaust(ctx, token));
+};
+
+const RATE_HEADER = /^(x-)?ratelimit|^retry-after$/;
+
+function rateHeaders(ex: HttpExchange): string {
+  const found = Object.entries(ex.headers).filter(([name]) => RATE_HEADER.test(name));
+  return found.length === 0 ? "none" : found.map(([n, v]) => `${n}: ${v}`).join("; ");
+}
+
+/** Retry-After in ms (seconds or an HTTP date), or undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
+  const v = value?.trim() ?? "";
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return v === "" || Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export const rateLimitChecks: readonly Check[] = [
+  {
+    id: "ratelimit.burst",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "A quick burst with one token meets 429 rate_limited within 2 × limit + 1 requests",
+    gap: 21,
+    phase: "final",
+    async run(ctx) {
+      const b = await burst(ctx);
+      if (b.unexpected !== undefined) {
+        fail(`The burst stopped on an answer that is neither 200 nor 429 (request ${b.sent})`, {
+          expected: "200, then 429 rate_limited",
+          actual: answer(b.unexpected),
+          exchange: b.unexpected,
+        });
+      }
+      if (b.limited === undefined) {
+        fail(`${b.sent} requests in a burst never met a 429 (§8: ${ctx.options.rateLimit} per window)`, {
+          expected: `429 rate_limited within ${b.sent} requests`,
+          actual: `every answer 200 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
+          ...(b.first === undefined ? {} : { exchange: b.first }),
+        });
+      }
+      expectError(
+        b.limited,
+        429,
+        "rate_limited",
+        "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
+      );
+      ctx.observe(`The burst met its first 429 at request ${b.sent}.`);
+    },
+  },
+  {
+    id: "ratelimit.scope",
+    section: SECTION.limits,
+    level: "PROBE",
+    rule: "What the rate limit counts: the token, the organization, or the client address",
+    gap: 21,
+    phase: "final",
+    async run(ctx) {
+      const full = fullToken(ctx);
+      const b = await exhaust(ctx, full);
+      if (b.limited === undefined) ctx.skip("the token could not be brought to a 429");
+      const sibling = usableTokens(ctx).find(
+        (t) =>
+          t.organization === full.organization &&
+          t.label !== full.label &&
+          t.scopes.includes("contacts:read"),
+      );
+      const otherOrg = ctx.tokens.find({ kind: "full", org: 1 });
+      const probes: Array<[string, ManifestToken | null]> = [];
+      if (sibling !== undefined) probes.push(["another token of the same organization", sibling]);
+      if (otherOrg !== undefined) probes.push(["a token of another organization", otherOrg]);
+      probes.push(["a request without a token", null]);
+      const limited: string[] = [];
+      for (const [what, token] of probes) {
+        const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
+        if (ex.status === 429) limited.push(what);
+        ctx.observe(`While one token is rate-limited, ${what} gets ${statusAndCode(ex)}.`);
+      }
+      const reading =
+        limited.length === 0
+          ? "per token"
+          : limited.length === probes.length
+            ? "per client address (or globally)"
+            : `shared with ${limited.join(" and ")}`;
+      ctx.observe(`The rate limit reads as counted ${reading}.`);
+    },
+  },
+  {
+    id: "ratelimit.headers",
+    section: SECTION.limits,
+    level: "PROBE",
+    rule: "Which rate-limit headers the target sends (on success and on the 429)",
+    gap: 21,
+    phase: "final",
+    async run(ctx) {
+      const b = await burst(ctx);
+      if (b.first !== undefined)
+        ctx.observe(`A successful answer carries rate-limit headers: ${rateHeaders(b.first)}.`);
+      if (b.limited !== undefined) {
+        const cors = header(b.limited, "access-control-allow-origin") === undefined ? "without" : "with";
+        ctx.observe(
+          `The 429 carries: ${rateHeaders(b.limited)}; it comes ${cors} Access-Control-Allow-Origin.`,
+        );
+      }
+    },
+  },
+  {
+    id: "ratelimit.reference-headers",
+    section: SECTION.limits,
+    level: "REFERENCE",
+    rule: "Answers carry RateLimit and RateLimit-Policy (IETF draft); a 429 carries Retry-After",
+    gap: 21,
+    phase: "final",
+    async run(ctx) {
+      const b = await burst(ctx);
+      const expectHeader = (ex: HttpExchange | undefined, name: string): void => {
+        if (ex !== undefined && header(ex, name) === undefined) {
+          fail(`The ${ex.status} answer lacks the ${name} header`, {
+            expected: `a ${name} header`,
+            actual: rateHeaders(ex),
+            exchange: ex,
+          });
+        }
+      };
+      expectHeader(b.first, "ratelimit");
+      expectHeader(b.first, "ratelimit-policy");
+      if (b.limited === undefined) ctx.skip("the burst met no 429 (ratelimit.burst reports it)");
+      expectHeader(b.limited, "retry-after");
+      expectHeader(b.limited, "ratelimit-policy");
+    },
+  },
+  {
+    id: "ratelimit.retry-after",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "Once rate-limited, waiting Retry-After (or one window without it) restores service",
+    gap: 21,
+    phase: "final",
+    slow: true,
+    async run(ctx) {
+      const token = fullToken(ctx);
+      const b = await exhaust(ctx, token);
+      if (b.limited === undefined) {
+        fail("The token could not be brought to a 429 to wait it out", {
+          expected: "a 429",
+          actual: b.unexpected === undefined ? `${b.sent} answers, none 429` : answer(b.unexpected),
+          ...(b.unexpected === undefined ? {} : { exchange: b.unexpected }),
+        });
+      }
+      const given = retryAfterMs(header(b.limited, "retry-after"));
+      const waitMs = given ?? ctx.options.rateWindowMs;
+      if (waitMs > 300_000)
+        ctx.skip(`Retry-After asks for ${Math.round(waitMs / 1000)} s, more than this check waits`);
+      ctx.observe(
+        `Waited ${Math.round(waitMs / 100) / 10} s (${given === undefined ? "one window: no Retry-After" : "Retry-After"}).`,
+      );
+      // Retry-After counts whole seconds; a quarter-second margin covers its rounding and the clocks.
+      await sleep(waitMs + 250);
+      const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
+      if (ex.status !== 200) {
+        fail("After waiting as told, the request is still refused", {
+          expected: "200",
+          actual: answer(ex),
+          exchange: ex,
+        });
+      }
+    },
+  },
+];

@@ -1,0 +1,114 @@
+import type { Check, CheckContext, HttpExchange } from "../types.js";
+import { expectList, fail, type JsonObject } from "./assert.js";
+import { firstPage, fullToken } from "./data.js";
+import {
+  CONTACT_FIELDS,
+  EXPENSE_FIELDS,
+  INVOICE_FIELDS,
+  PRODUCT_FIELDS,
+  absentOptionals,
+  duplicateIds,
+  fieldProblems,
+  sumProblem,
+  type Fields,
+} from "./shapes.js";
+import { LIST_NAMES, SECTION, type ListName } from "./spec.js";
+
+/** §2, field by field, on the first page of each list as organization 0 sees it. */
+
+const FIELDS: Readonly<Record<ListName, Fields>> = {
+  contacts: CONTACT_FIELDS,
+  products: PRODUCT_FIELDS,
+  invoices: INVOICE_FIELDS,
+  expenses: EXPENSE_FIELDS,
+};
+
+async function pageItems(
+  ctx: CheckContext,
+  list: ListName,
+): Promise<{ ex: HttpExchange; items: readonly JsonObject[] }> {
+  const ex = await firstPage(ctx, list, fullToken(ctx));
+  return { ex, items: expectList(ex, `GET ${list} must answer 200 { "data": [...] }`) };
+}
+
+/** Fails with the first problems found, counted, and the page they were found on. */
+function failWith(message: string, problems: readonly string[], expected: string, ex: HttpExchange): never {
+  const shown = problems.slice(0, 5).join("; ");
+  const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : "";
+  fail(`${message}: ${problems.length} problem(s)`, { expected, actual: `${shown}${more}`, exchange: ex });
+}
+
+const fieldsCheck = (list: ListName, what: string): Check => ({
+  id: `resources.${list}`,
+  section: SECTION.resources,
+  level: "MUST",
+  rule: `Every ${what} in a list has §2's fields with their types and formats (optional ones absent, null or typed)`,
+  gap: 4,
+  async run(ctx) {
+    const { ex, items } = await pageItems(ctx, list);
+    if (items.length === 0) ctx.skip(`organization 0 has no ${list} to inspect`);
+    const problems = items.flatMap((item, i) => fieldProblems(item, FIELDS[list]).map((p) => `[${i}] ${p}`));
+    if (problems.length > 0)
+      failWith(`${list} depart from §2`, problems, `every ${what} as §2 describes it`, ex);
+  },
+});
+
+export const resourceChecks: readonly Check[] = [
+  fieldsCheck("contacts", "contact"),
+  fieldsCheck("products", "product"),
+  fieldsCheck("invoices", "invoice"),
+  fieldsCheck("expenses", "expense"),
+  {
+    id: "resources.ids-unique",
+    section: SECTION.resources,
+    level: "MUST",
+    rule: "Identifiers are non-empty strings, unique within a list",
+    gap: 3,
+    async run(ctx) {
+      for (const list of LIST_NAMES) {
+        const { ex, items } = await pageItems(ctx, list);
+        const bad = items
+          .filter((i) => typeof i.id !== "string" || i.id === "")
+          .map((i) => JSON.stringify(i.id));
+        if (bad.length > 0) failWith(`${list}: ids that are not non-empty strings`, bad, "string ids", ex);
+        const dup = duplicateIds(items);
+        if (dup.length > 0) failWith(`${list}: ids repeated within one page`, dup, "every id once", ex);
+      }
+    },
+  },
+  {
+    id: "resources.totals",
+    section: SECTION.resources,
+    level: "SHOULD",
+    rule: "An invoice's total is subtotal + tps + tvq, an expense's amount + tps + tvq (in decimals)",
+    gap: 31,
+    async run(ctx) {
+      for (const [list, base] of [
+        ["invoices", "subtotal"],
+        ["expenses", "amount"],
+      ] as const) {
+        const { ex, items } = await pageItems(ctx, list);
+        const problems = items.flatMap((item) => sumProblem(item, base) ?? []);
+        if (problems.length > 0)
+          failWith(`${list} whose total is not the sum`, problems, `total = ${base} + tps + tvq`, ex);
+      }
+    },
+  },
+  {
+    id: "resources.reference-nulls",
+    section: SECTION.resources,
+    level: "REFERENCE",
+    rule: "Lists carry every field of §2's tables; an unset optional field is null, not absent",
+    gap: 4,
+    async run(ctx) {
+      for (const list of LIST_NAMES) {
+        const { ex, items } = await pageItems(ctx, list);
+        const problems = items.flatMap((item, i) =>
+          absentOptionals(item, FIELDS[list]).map((f) => `[${i}] ${f} absent`),
+        );
+        if (problems.length > 0)
+          failWith(`${list} leave optional fields out`, problems, "every field present", ex);
+      }
+    },
+  },
+];

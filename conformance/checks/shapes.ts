@@ -1,0 +1,270 @@
+import { Decimal } from "decimal.js";
+import type { ProductDraft } from "./arbitraries.js";
+import { isRecord, type JsonObject } from "./assert.js";
+import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "./spec.js";
+
+/**
+ * §2's tables as data, and the judge of one item against them. Pure: unit-tested on its own, used by
+ * every check that reads a resource.
+ */
+
+export type FieldRule =
+  | { kind: "id" }
+  | { kind: "string" }
+  | { kind: "enum"; values: readonly string[] }
+  | { kind: "money" }
+  | { kind: "timestamp" }
+  | { kind: "midnight" }
+  | { kind: "boolean" }
+  | { kind: "object"; fields: Fields };
+
+export interface Field {
+  rule: FieldRule;
+  /**
+   * spec-gaps #4: the spec does not say which fields may be absent or null beyond the contact's tax
+   * numbers. Absent, null and a value of the right type all pass for these; a present value must still
+   * have the right type.
+   */
+  optional?: true;
+}
+
+export type Fields = Readonly<Record<string, Field>>;
+
+/** §2: four decimals, no exponent; a sign is not excluded by the spec. */
+export const MONEY = /^-?\d+\.\d{4}$/;
+/** §2: ISO 8601, UTC, milliseconds, trailing Z. */
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const MIDNIGHT = /T00:00:00\.000Z$/;
+
+/** A timestamp in §2's format that names a real instant (no 2024-02-30). */
+export function isTimestamp(value: unknown): value is string {
+  if (typeof value !== "string" || !TIMESTAMP.test(value)) return false;
+  const ms = Date.parse(value);
+  return !Number.isNaN(ms) && new Date(ms).toISOString() === value;
+}
+
+const id: Field = { rule: { kind: "id" } };
+const str: Field = { rule: { kind: "string" } };
+const optStr: Field = { rule: { kind: "string" }, optional: true };
+const money: Field = { rule: { kind: "money" } };
+const timestamp: Field = { rule: { kind: "timestamp" } };
+const midnight: Field = { rule: { kind: "midnight" } };
+const oneOf = (values: readonly string[]): Field => ({ rule: { kind: "enum", values } });
+
+export const CONTACT_FIELDS: Fields = {
+  id,
+  type: oneOf(CONTACT_TYPES),
+  name: str,
+  email: optStr,
+  phone: optStr,
+  address: optStr,
+  taxNumberTPS: optStr,
+  taxNumberTVQ: optStr,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+export const PRODUCT_FIELDS: Fields = {
+  id,
+  sku: str,
+  name: str,
+  description: optStr,
+  type: oneOf(PRODUCT_TYPES),
+  unitPrice: money,
+  taxable: { rule: { kind: "boolean" } },
+  createdAt: timestamp,
+  updatedAt: timestamp,
+};
+
+// "free text" and a contact's e-mail (optional on a contact) are read as optional (spec-gaps #4).
+export const INVOICE_FIELDS: Fields = {
+  id,
+  invoiceNumber: str,
+  date: midnight,
+  dueDate: midnight,
+  status: oneOf(INVOICE_STATUSES),
+  subtotal: money,
+  tps: money,
+  tvq: money,
+  total: money,
+  description: optStr,
+  contact: { rule: { kind: "object", fields: { id, name: str, email: optStr } } },
+  createdAt: timestamp,
+};
+
+export const EXPENSE_FIELDS: Fields = {
+  id,
+  date: midnight,
+  status: oneOf(EXPENSE_STATUSES),
+  amount: money,
+  tps: money,
+  tvq: money,
+  total: money,
+  description: optStr,
+  contact: { rule: { kind: "object", fields: { id, name: str } } },
+  account: { rule: { kind: "object", fields: { id, code: str, name: str } } },
+  createdAt: timestamp,
+};
+
+const show = (value: unknown): string => JSON.stringify(value) ?? "undefined";
+
+function ruleProblem(value: unknown, rule: FieldRule, path: string): string[] {
+  switch (rule.kind) {
+    case "id":
+      return typeof value === "string" && value !== ""
+        ? []
+        : [`${path}: ${show(value)} is not a non-empty string (§2 identifiers; spec-gaps #3)`];
+    case "string":
+      return typeof value === "string" ? [] : [`${path}: ${show(value)} is not a string`];
+    case "boolean":
+      return typeof value === "boolean" ? [] : [`${path}: ${show(value)} is not a boolean`];
+    case "enum":
+      return typeof value === "string" && rule.values.includes(value)
+        ? []
+        : [`${path}: ${show(value)} is not one of ${rule.values.join(", ")}`];
+    case "money":
+      return typeof value === "string" && MONEY.test(value)
+        ? []
+        : [`${path}: ${show(value)} is not a decimal string with four decimal places (§2 money)`];
+    case "timestamp":
+      return isTimestamp(value)
+        ? []
+        : [`${path}: ${show(value)} is not an ISO 8601 UTC timestamp with milliseconds and Z`];
+    case "midnight":
+      return isTimestamp(value) && MIDNIGHT.test(value)
+        ? []
+        : [`${path}: ${show(value)} is not a midnight timestamp (YYYY-MM-DDT00:00:00.000Z)`];
+    case "object":
+      return isRecord(value)
+        ? fieldProblems(value, rule.fields, `${path}.`)
+        : [`${path}: ${show(value)} is not an object`];
+  }
+}
+
+/** Every way `item` departs from `fields`; extra fields are not judged (the spec does not forbid them). */
+export function fieldProblems(item: unknown, fields: Fields, prefix = ""): string[] {
+  if (!isRecord(item)) return [`${prefix || "item"}: ${show(item)} is not an object`];
+  const out: string[] = [];
+  for (const [name, field] of Object.entries(fields)) {
+    const path = `${prefix}${name}`;
+    const value = item[name];
+    if (value === undefined || value === null) {
+      if (field.optional !== true)
+        out.push(`${path}: ${value === null ? "null" : "missing"}, and it is not optional`);
+      continue;
+    }
+    out.push(...ruleProblem(value, field.rule, path));
+  }
+  return out;
+}
+
+/** REFERENCE (spec-gaps #4, the reference's answer): every optional field is present, null when unset. */
+export function absentOptionals(item: JsonObject, fields: Fields, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.optional === true && !(name in item)) out.push(`${prefix}${name}`);
+    const value = item[name];
+    if (field.rule.kind === "object" && isRecord(value)) {
+      out.push(...absentOptionals(value, field.rule.fields, `${prefix}${name}.`));
+    }
+  }
+  return out;
+}
+
+/** spec-gaps #3: ids repeated within one list. */
+export function duplicateIds(items: readonly JsonObject[]): string[] {
+  const seen = new Set<unknown>();
+  const dup = new Set<string>();
+  for (const item of items) {
+    if (seen.has(item.id)) dup.add(String(item.id));
+    seen.add(item.id);
+  }
+  return [...dup];
+}
+
+/**
+ * spec-gaps #31: `total = base + tps + tvq`, in decimals (never floats). Undefined when it holds or the
+ * fields are not money (the field check reports those).
+ */
+export function sumProblem(item: JsonObject, base: "subtotal" | "amount"): string | undefined {
+  const parts = [item[base], item.tps, item.tvq, item.total];
+  if (!parts.every((p) => typeof p === "string" && MONEY.test(p))) return undefined;
+  const [b, tps, tvq, total] = parts as [string, string, string, string];
+  const sum = new Decimal(b).plus(tps).plus(tvq);
+  if (sum.equals(total)) return undefined;
+  return `${show(item.id)}: ${base} ${b} + tps ${tps} + tvq ${tvq} = ${sum.toFixed(4)}, but total is ${total}`;
+}
+
+/** Positions where `field` increases from one item to the next (newest first means it never does). */
+export function orderBreaks(items: readonly JsonObject[], field: string): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < items.length; i += 1) {
+    const prev = items[i - 1]?.[field];
+    const next = items[i]?.[field];
+    if (typeof prev !== "string" || typeof next !== "string") continue;
+    if (Date.parse(next) > Date.parse(prev)) {
+      out.push(`item ${i - 1} (${field} ${prev}) comes before a newer item ${i} (${field} ${next})`);
+    }
+  }
+  return out;
+}
+
+// ---- created records, judged against what was sent ---------------------------------------------------
+
+const CONTACT_ECHOED = ["type", "name", "email", "phone"] as const;
+
+/**
+ * spec-gaps #5: a contact creation answers id, type, name, createdAt, and email and phone equal to what
+ * was sent; other fields may come too, and then must have their type.
+ */
+export function contactCreationProblems(sent: JsonObject, data: JsonObject): string[] {
+  const out: string[] = [];
+  if (typeof data.id !== "string" || data.id === "")
+    out.push(`id: ${show(data.id)} is not a non-empty string`);
+  if (!isTimestamp(data.createdAt)) {
+    out.push(`createdAt: ${show(data.createdAt)} is not an ISO 8601 UTC timestamp with milliseconds and Z`);
+  }
+  const compared = new Set<string>(["id", "createdAt"]);
+  for (const f of CONTACT_ECHOED) {
+    if (!(f in sent)) continue;
+    compared.add(f);
+    if (data[f] !== sent[f]) out.push(`${f}: sent ${show(sent[f])}, answered ${show(data[f])}`);
+  }
+  const extras = Object.fromEntries(
+    Object.entries(CONTACT_FIELDS)
+      .filter(([name]) => !compared.has(name))
+      .map(([name, field]): [string, Field] => [name, { ...field, optional: true }]),
+  );
+  return [...out, ...fieldProblems(data, extras)];
+}
+
+/** A listed record against what was sent: §2's fields, and every field sent read back as sent. */
+export function listedContactProblems(sent: JsonObject, item: JsonObject): string[] {
+  const out = fieldProblems(item, CONTACT_FIELDS);
+  for (const [f, v] of Object.entries(sent)) {
+    if (item[f] !== v) out.push(`${f}: sent ${show(v)}, listed ${show(item[f])}`);
+  }
+  return out;
+}
+
+/** A product as sent (unitPrice as its JSON text) against what a list shows; defaults from §4. */
+export function listedProductProblems(sent: ProductDraft, item: JsonObject): string[] {
+  const out = fieldProblems(item, PRODUCT_FIELDS);
+  const expected: JsonObject = {
+    sku: sent.sku,
+    name: sent.name,
+    type: sent.type ?? "PRODUCT",
+    taxable: sent.taxable ?? true,
+    unitPrice: new Decimal(sent.unitPrice).toFixed(4),
+    ...(sent.description === undefined ? {} : { description: sent.description }),
+  };
+  for (const [f, v] of Object.entries(expected)) {
+    if (item[f] !== v) out.push(`${f}: expected ${show(v)}, listed ${show(item[f])}`);
+  }
+  // Nothing sent may read back as absent, null or empty: all say "no description".
+  const d = item.description;
+  if (sent.description === undefined && d !== undefined && d !== null && d !== "") {
+    out.push(`description: none sent, listed ${show(item.description)}`);
+  }
+  return out;
+}

@@ -1,0 +1,219 @@
+import { writeFile } from "node:fs/promises";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import {
+  baseUrlProblem,
+  checkBaseUrl,
+  loadDefaultCatalogue,
+  runConformance,
+  TargetUnreachableError,
+} from "./index.js";
+import { ManifestError, loadManifest } from "./manifest.js";
+import { oneLine, renderCatalogue, renderConsoleReport, renderSummaryLine } from "./report/console.js";
+import { renderJsonReport } from "./report/json.js";
+import { renderJunitReport } from "./report/junit.js";
+import { InvalidOptionError, selectChecks } from "./runner.js";
+import type { Check, CheckResult, Outcome, Profile, RunReport } from "./types.js";
+
+/** Where the CLI writes; tests give their own to read what a user would see. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  setExitCode(code: number): void;
+  /** Instead of the shipped catalogue (tests of the CLI itself). */
+  catalogue?: readonly Check[];
+  /** One character per check on stderr while the run goes (a terminal watching a minute-long run). */
+  progress?: boolean;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    setExitCode: (code) => {
+      process.exitCode = code;
+    },
+    progress: process.stderr.isTTY,
+  };
+}
+
+const PROGRESS: Record<Outcome, string> = { pass: ".", fail: "F", skip: "s", observed: "o" };
+
+const REPORTERS = ["console", "junit", "json"] as const;
+type Reporter = (typeof REPORTERS)[number];
+
+interface CliOptions {
+  baseUrl?: string;
+  tokens?: string;
+  rateLimit: number;
+  profile: Profile;
+  strict?: boolean;
+  reporter: Reporter;
+  output?: string;
+  seed?: number;
+  numRuns: number;
+  readOnly?: boolean;
+  grep?: string;
+  slow?: boolean;
+  list?: boolean;
+}
+
+/**
+ * `conformance [options]`. Exit 0 when nothing failing the run failed, 1 when something did, 2 for a
+ * usage error, a bad manifest or a target that cannot be reached, said in one line.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const code = await run(argv, io);
+  io.setExitCode(code);
+  return code;
+}
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    program.parse([...argv], { from: "node" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const opts = program.opts<CliOptions>();
+  try {
+    if (opts.list === true) {
+      const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
+      const listed =
+        opts.grep === undefined
+          ? catalogue
+          : selectChecks(catalogue, {
+              profile: "reference",
+              readOnly: false,
+              grep: opts.grep,
+              slow: true,
+            }).map((s) => s.check);
+      io.stdout(renderCatalogue(listed));
+      return 0;
+    }
+    const manifest = opts.tokens === undefined ? undefined : await loadManifest(opts.tokens);
+    const report = await runConformance({
+      ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
+      ...(manifest === undefined ? {} : { manifest }),
+      ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+      ...(opts.grep === undefined ? {} : { grep: opts.grep }),
+      profile: opts.profile,
+      strict: opts.strict === true,
+      readOnly: opts.readOnly === true,
+      numRuns: opts.numRuns,
+      rateLimit: opts.rateLimit,
+      slow: opts.slow === true,
+      ...(io.catalogue === undefined ? {} : { catalogue: io.catalogue }),
+      ...(io.progress === true ? { onResult: (r: CheckResult) => io.stderr(PROGRESS[r.outcome]) } : {}),
+    });
+    if (io.progress === true) io.stderr("\n");
+    // Loaded after the run, which loads it too: an unreachable target is said before the catalogue matters.
+    const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
+    const rendered = render(opts.reporter, report, catalogue);
+    if (opts.output === undefined) {
+      io.stdout(rendered);
+    } else {
+      await writeFile(opts.output, rendered, "utf8");
+      io.stdout(`${renderSummaryLine(report)}\n${opts.reporter} report written to ${opts.output}\n`);
+    }
+    return report.results.some((r) => r.failsRun) ? 1 : 0;
+  } catch (error) {
+    const expected =
+      error instanceof TargetUnreachableError ||
+      error instanceof ManifestError ||
+      error instanceof InvalidOptionError;
+    // Anything else is the kit's own fault; still one line, but say so.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`conformance: ${expected ? "" : "internal error: "}${oneLine(message)}\n`);
+    return 2;
+  }
+}
+
+function render(reporter: Reporter, report: RunReport, catalogue: readonly Check[]): string {
+  switch (reporter) {
+    case "console":
+      return renderConsoleReport(report, { catalogue });
+    case "junit":
+      return renderJunitReport(report);
+    case "json":
+      return renderJsonReport(report);
+  }
+}
+
+function buildProgram(io: CliIo): Command {
+  return new Command("conformance")
+    .description(
+      "Check an implementation of the accounting REST API against its spec, clause by clause.\n" +
+        "Without --base-url, the reference server is started in process and checked.",
+    )
+    .addOption(new Option("--base-url <url>", "the implementation to check").argParser(parseUrl))
+    .addOption(
+      new Option(
+        "--tokens <file>",
+        'token manifest (see README, "Token manifest"); default: the reference fixtures\'',
+      ),
+    )
+    .addOption(
+      new Option("--rate-limit <n>", "requests per minute the target enforces; the kit stays under it")
+        .argParser(parsePositive)
+        .default(100),
+    )
+    .addOption(
+      new Option("--profile <profile>", "which checks run").choices(["spec", "reference"]).default("spec"),
+    )
+    .addOption(new Option("--strict", "SHOULD failures also fail the run"))
+    .addOption(new Option("--reporter <name>", "report format").choices(REPORTERS).default("console"))
+    .addOption(new Option("--output <file>", "write the report to a file (a summary still goes to stdout)"))
+    .addOption(
+      new Option("--seed <n>", "seed of the property checks (default: random, reported)").argParser(
+        parseInteger,
+      ),
+    )
+    .addOption(new Option("--num-runs <n>", "cases per property check").argParser(parsePositive).default(25))
+    .addOption(new Option("--read-only", "run no check that creates records"))
+    .addOption(
+      new Option(
+        "--grep <pattern>",
+        "run the checks whose id, section or rule match (regex, any case)",
+      ).argParser(parseGrep),
+    )
+    .addOption(new Option("--slow", "also run the slow checks (waiting out the rate limit)"))
+    .addOption(new Option("--list", "print the checks, grouped by section, and exit"))
+    .helpOption("-h, --help", "show this help")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: (text, write) => write(`conformance: ${oneLine(text).replace(/^error: /, "")}\n`),
+    });
+}
+
+function parseInteger(value: string): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError("not an integer.");
+  return n;
+}
+
+function parsePositive(value: string): number {
+  const n = parseInteger(value);
+  if (n < 1) throw new InvalidArgumentError("must be at least 1.");
+  return n;
+}
+
+function parseUrl(value: string): string {
+  const problem = baseUrlProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(`${problem}.`);
+  return checkBaseUrl(value);
+}
+
+function parseGrep(value: string): string {
+  try {
+    new RegExp(value, "i");
+  } catch (error) {
+    throw new InvalidArgumentError(
+      `not a regular expression (${error instanceof Error ? error.message : String(error)}).`,
+    );
+  }
+  return value;
+}

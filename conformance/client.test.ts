@@ -1,0 +1,322 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { FetchHttpClient, RequestError, buildUrl, prepareRequest, renderCurl } from "./client.js";
+import { Pacer } from "./pacer.js";
+import {
+  closedBaseUrl,
+  json,
+  nth,
+  startLocalServer,
+  testManifest,
+  type LocalServer,
+} from "./test-support/local.js";
+
+const manifest = testManifest();
+const fullToken = nth(manifest.tokens, 0);
+const otherToken = nth(manifest.tokens, 5);
+
+let server: LocalServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A server that echoes what it received, as JSON. */
+async function echoServer(): Promise<LocalServer> {
+  return startLocalServer((req, res) =>
+    json(res, 200, {
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      body: req.body.toString("latin1"),
+    }),
+  );
+}
+
+function client(baseUrl: string, extra: Partial<ConstructorParameters<typeof FetchHttpClient>[0]> = {}) {
+  const sleeps: number[] = [];
+  const http = new FetchHttpClient({
+    baseUrl,
+    pacer: new Pacer({ rateLimit: 100, windowMs: 60_000 }),
+    rateLimit: 100,
+    tokens: manifest.tokens,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+    ...extra,
+  });
+  return { http, sleeps };
+}
+
+describe("buildUrl", () => {
+  it("joins base and path, repeats array parameters and keeps the order given", () => {
+    expect(buildUrl("http://h:1/", "/api/v1/contacts")).toBe("http://h:1/api/v1/contacts");
+    expect(buildUrl("http://h:1/base", "/api/v1/x", { limit: "5", status: ["PAID", "SENT"], a: "1" })).toBe(
+      "http://h:1/base/api/v1/x?limit=5&status=PAID&status=SENT&a=1",
+    );
+  });
+
+  it("encodes keys and values, and appends to a path that already has a query", () => {
+    expect(buildUrl("http://h", "/p?x=1", { "a b": "2024-01-01T00:00:00.000Z", c: "&=+" })).toBe(
+      "http://h/p?x=1&a%20b=2024-01-01T00%3A00%3A00.000Z&c=%26%3D%2B",
+    );
+  });
+});
+
+describe("FetchHttpClient: requests", () => {
+  it("sends a manifest token as a bearer token and a JSON body with its content type", async () => {
+    server = await echoServer();
+    const { http } = client(server.baseUrl);
+    const ex = await http.send({
+      method: "POST",
+      path: "/api/v1/contacts",
+      auth: fullToken,
+      json: { name: "é" },
+    });
+    const seen = nth(server.seen, 0);
+    expect(seen.headers.authorization).toBe(`Bearer ${fullToken.token}`);
+    expect(seen.headers["content-type"]).toBe("application/json");
+    expect(seen.body.toString("utf8")).toBe('{"name":"é"}');
+    expect(ex.status).toBe(200);
+    expect(ex.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect((ex.json as { method: string }).method).toBe("POST");
+    expect(JSON.parse(ex.text)).toEqual(ex.json);
+  });
+
+  it("sends a raw Authorization header as is, and a raw body with no content type of its own", async () => {
+    server = await echoServer();
+    const { http } = client(server.baseUrl);
+    await http.send({ method: "POST", path: "/p", auth: { header: "bearer  x" }, rawBody: '{"a":1.10}' });
+    const seen = nth(server.seen, 0);
+    expect(seen.headers.authorization).toBe("bearer  x");
+    expect(seen.headers["content-type"]).toBeUndefined();
+    expect(seen.body.toString("utf8")).toBe('{"a":1.10}');
+  });
+
+  it("lets the check's headers override the content type and send none with auth null", async () => {
+    server = await echoServer();
+    const { http } = client(server.baseUrl);
+    await http.send({
+      method: "POST",
+      path: "/p",
+      auth: null,
+      json: { a: 1 },
+      headers: { "Content-Type": "text/plain" },
+    });
+    expect(nth(server.seen, 0).headers["content-type"]).toBe("text/plain");
+    expect(nth(server.seen, 0).headers.authorization).toBeUndefined();
+  });
+
+  it("records every exchange in order and counts requests; a body that is not JSON has json undefined", async () => {
+    server = await startLocalServer((req, res) => {
+      res.writeHead(req.url === "/text" ? 404 : 200, { "X-Custom": "Yes" });
+      res.end(req.url === "/text" ? "not json" : "[1,2]");
+    });
+    const { http } = client(server.baseUrl);
+    await http.send({ method: "GET", path: "/json" });
+    await http.sendUnpaced({ method: "GET", path: "/text" });
+    const [a, b] = http.history();
+    expect(a?.json).toEqual([1, 2]);
+    expect(a?.headers["x-custom"]).toBe("Yes");
+    expect(b?.status).toBe(404);
+    expect(b?.json).toBeUndefined();
+    expect(b?.text).toBe("not json");
+    expect(http.requests).toBe(2);
+  });
+
+  it("does not follow redirects: the redirect is the answer", async () => {
+    server = await startLocalServer((_req, res) => {
+      res.writeHead(301, { location: "/elsewhere" });
+      res.end();
+    });
+    const { http } = client(server.baseUrl);
+    const ex = await http.send({ method: "GET", path: "/api/v1/contacts/" });
+    expect(ex.status).toBe(301);
+    expect(server.seen).toHaveLength(1);
+  });
+});
+
+describe("FetchHttpClient: 429 and failures", () => {
+  /** Answers 429 `times` times (with `retryAfter` when given), then 200. */
+  async function limitedServer(times: number, retryAfter?: string): Promise<LocalServer> {
+    let left = times;
+    return startLocalServer((_req, res) => {
+      if (left > 0) {
+        left -= 1;
+        json(
+          res,
+          429,
+          { error: { code: "rate_limited" } },
+          retryAfter === undefined ? {} : { "Retry-After": retryAfter },
+        );
+      } else json(res, 200, { data: [] });
+    });
+  }
+
+  it("waits out a 429 for Retry-After seconds and retries, recording each exchange", async () => {
+    server = await limitedServer(2, "2");
+    const { http, sleeps } = client(server.baseUrl);
+    const ex = await http.send({ method: "GET", path: "/p" });
+    expect(ex.status).toBe(200);
+    expect(sleeps).toEqual([2000, 2000]);
+    expect(http.history().map((e) => e.status)).toEqual([429, 429, 200]);
+    expect(http.requests).toBe(3);
+  });
+
+  it("gives up after three retries and returns the last 429", async () => {
+    server = await limitedServer(10, "1");
+    const { http, sleeps } = client(server.baseUrl);
+    const ex = await http.send({ method: "GET", path: "/p" });
+    expect(ex.status).toBe(429);
+    expect(sleeps).toHaveLength(3);
+    expect(server.seen).toHaveLength(4);
+  });
+
+  it("caps the wait at one window and waits one slot of it when Retry-After is missing", async () => {
+    server = await limitedServer(1, "3600");
+    const capped = client(server.baseUrl);
+    await capped.http.send({ method: "GET", path: "/p" });
+    expect(capped.sleeps).toEqual([60_000]);
+    await server.close();
+
+    server = await limitedServer(1);
+    const missing = client(server.baseUrl);
+    await missing.http.send({ method: "GET", path: "/p" });
+    expect(missing.sleeps).toEqual([600]);
+  });
+
+  it("reads a Retry-After given as an HTTP date", () => {
+    const { http } = client("http://127.0.0.1:1", { now: () => Date.parse("2025-01-01T00:00:00Z") });
+    expect(http.retryDelayMs("Wed, 01 Jan 2025 00:00:05 GMT")).toBe(5000);
+    expect(http.retryDelayMs("Tue, 31 Dec 2024 23:00:00 GMT")).toBe(0);
+    expect(http.retryDelayMs("soon")).toBe(600);
+  });
+
+  it("never waits or retries an unpaced request, but counts it in the pacing window", async () => {
+    server = await limitedServer(5, "1");
+    const pacer = new Pacer({ rateLimit: 100, windowMs: 60_000 });
+    const { http, sleeps } = client(server.baseUrl, { pacer });
+    const ex = await http.sendUnpaced({ method: "GET", path: "/p" });
+    expect(ex.status).toBe(429);
+    expect(sleeps).toEqual([]);
+    expect(pacer.total).toBe(1);
+  });
+
+  it("turns a request left unanswered into a RequestError with its curl, not a hang", async () => {
+    server = await startLocalServer(() => {
+      /* never answers */
+    });
+    const { http } = client(server.baseUrl, { timeoutMs: 150 });
+    const error = await http.send({ method: "GET", path: "/slow", auth: fullToken }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestError);
+    const failure = error as RequestError;
+    expect(failure.kind).toBe("timeout");
+    expect(failure.actual).toBe("no answer within 150 ms");
+    expect(failure.curl).toContain("/slow");
+    expect(failure.curl).not.toContain(fullToken.token);
+    expect(http.history()).toHaveLength(0);
+  });
+
+  it("names a refused connection", async () => {
+    const { http } = client(await closedBaseUrl());
+    const error = await http.send({ method: "GET", path: "/" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestError);
+    expect((error as RequestError).actual).toBe("connection refused (ECONNREFUSED)");
+  });
+});
+
+describe("curl commands", () => {
+  const base = "http://127.0.0.1:3000";
+  const curl = (request: Parameters<typeof prepareRequest>[1], tokens = manifest.tokens) =>
+    renderCurl(prepareRequest(base, request), tokens);
+
+  it("shows a manifest token as $TOKEN, never in clear, and names it in a comment", () => {
+    const command = curl({ method: "GET", path: "/api/v1/contacts", query: { limit: "5" }, auth: fullToken });
+    expect(command).toBe(
+      `curl -sS -i 'http://127.0.0.1:3000/api/v1/contacts?limit=5' -H "Authorization: Bearer \${TOKEN}" # $TOKEN = manifest token "a-full"`,
+    );
+  });
+
+  it("masks a manifest secret inside a raw header, the query and the body", () => {
+    const command = curl({
+      method: "POST",
+      path: "/api/v1/contacts",
+      query: { access_token: otherToken.token },
+      auth: { header: `bearer ${fullToken.token}` },
+      json: { note: `"${fullToken.token}"` },
+    });
+    for (const t of manifest.tokens) expect(command).not.toContain(t.token);
+    expect(command).toContain(`-H "Authorization: bearer \${TOKEN_2}"`);
+    expect(command).toContain(`"http://127.0.0.1:3000/api/v1/contacts?access_token=\${TOKEN}"`);
+    expect(command).toContain('# $TOKEN = manifest token "b-full", $TOKEN_2 = manifest token "a-full"');
+  });
+
+  it("masks a token given as auth even when the manifest does not list it", () => {
+    const stray = { ...fullToken, label: "stray", token: "tst_notInTheList99" };
+    const http = new FetchHttpClient({
+      baseUrl: base,
+      pacer: new Pacer({ rateLimit: 5, windowMs: 1000 }),
+      rateLimit: 5,
+    });
+    expect(http.curl({ method: "GET", path: "/", auth: stray })).not.toContain(stray.token);
+  });
+
+  it("sends bodies with --data-binary, clears curl's default content type and quotes for POSIX shells", () => {
+    const command = curl({ method: "POST", path: "/p", rawBody: `it's $HOME \`x\` "q"\n\\` });
+    expect(command).toBe(
+      `curl -sS -i -X POST http://127.0.0.1:3000/p -H 'Content-Type:' --data-binary 'it'\\''s $HOME \`x\` "q"\n\\'`,
+    );
+  });
+
+  it("pipes long and binary bodies in instead of spelling them out", () => {
+    const long = curl({ method: "POST", path: "/p", json: { name: "a".repeat(5000) } });
+    expect(long.length).toBeLessThan(400);
+    expect(long).toContain("head -c 5000 /dev/zero | tr '\\000' '\\141'");
+    expect(long).toContain("--data-binary @-");
+    const binary = curl({ method: "POST", path: "/p", rawBody: new Uint8Array([0, 0xff, 0x25, 0x2d]) });
+    expect(binary.startsWith("printf '\\000\\377\\045-' | curl")).toBe(true);
+  });
+
+  // The commands are meant to be pasted into a shell: run them and compare with what fetch sent.
+  const hasCurl = existsSync("/usr/bin/curl") || existsSync("/bin/curl") || existsSync("/usr/local/bin/curl");
+  it.skipIf(!hasCurl)("replays the same request when run by sh with $TOKEN set", async () => {
+    server = await echoServer();
+    const { http } = client(server.baseUrl);
+    const requests = [
+      {
+        method: "POST",
+        path: "/api/v1/contacts",
+        auth: fullToken,
+        json: { name: `it's "$x" \`y\` \\ !é😀` },
+      },
+      {
+        method: "POST",
+        path: "/p",
+        query: { q: ["a b", "[x]"] },
+        rawBody: new Uint8Array([0, 1, 0xfe, 0x27, 0x25]),
+      },
+      {
+        method: "PUT",
+        path: "/p",
+        auth: { header: `Bearer ${fullToken.token}!` },
+        rawBody: `x${"b".repeat(3000)}y`,
+      },
+      { method: "HEAD", path: "/h" },
+    ] as const;
+    for (const request of requests) {
+      const ex = await http.send(request);
+      const before = server.seen.length;
+      await promisify(execFile)("sh", ["-c", ex.curl], { env: { ...process.env, TOKEN: fullToken.token } });
+      const viaFetch = nth(server.seen, before - 1);
+      const viaCurl = nth(server.seen, before);
+      expect(viaCurl.method).toBe(viaFetch.method);
+      expect(viaCurl.url).toBe(viaFetch.url);
+      expect(viaCurl.body.equals(viaFetch.body)).toBe(true);
+      expect(viaCurl.headers.authorization).toBe(viaFetch.headers.authorization);
+      expect(viaCurl.headers["content-type"]).toBe(viaFetch.headers["content-type"]);
+    }
+  });
+});

@@ -1,0 +1,387 @@
+import type { Pacer } from "./pacer.js";
+import { CheckFailure, type HttpClient, type HttpExchange, type HttpRequest } from "./types.js";
+
+/**
+ * The kit's transport: Node's global fetch, paced by one Pacer for the whole run, every exchange
+ * recorded with a replayable `curl` command. fetch needs no dependency and leaves the body, the
+ * headers and the method to the check (supertest stays with the server's own tests).
+ */
+
+/** A manifest token as the client needs it: its secret, to mask, and its label, to say which one. */
+export interface MaskedToken {
+  token: string;
+  label: string;
+}
+
+export interface FetchHttpClientOptions {
+  baseUrl: string;
+  pacer: Pacer;
+  /** Requests per window expected of the target: a 429 without Retry-After waits one slot. */
+  rateLimit: number;
+  /** Manifest tokens, never shown in clear in a curl command. */
+  tokens?: readonly MaskedToken[];
+  /** Per request, body included; default 10 s. */
+  timeoutMs?: number;
+  /** Retries of a paced request answered 429; default 3. */
+  maxRetries?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Wall-clock ms, for a Retry-After given as an HTTP date. */
+  now?: () => number;
+}
+
+/** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
+export class RequestError extends CheckFailure {
+  readonly curl: string;
+  readonly kind: "timeout" | "network";
+
+  constructor(kind: "timeout" | "network", reason: string, method: string, url: string, curl: string) {
+    super(`${method} ${url}: ${reason}`, { expected: "an HTTP answer", actual: reason });
+    this.name = "RequestError";
+    this.kind = kind;
+    this.curl = curl;
+  }
+}
+
+/** What goes on the wire, before masking. */
+export interface PreparedRequest {
+  method: string;
+  url: string;
+  /** In the order given, names as the check spelled them. */
+  headers: Array<[string, string]>;
+  body: Uint8Array | undefined;
+}
+
+export class FetchHttpClient implements HttpClient {
+  readonly baseUrl: string;
+  readonly #pacer: Pacer;
+  readonly #rateLimit: number;
+  readonly #tokens: readonly MaskedToken[];
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #now: () => number;
+  readonly #history: HttpExchange[] = [];
+  #requests = 0;
+
+  constructor(options: FetchHttpClientOptions) {
+    this.baseUrl = options.baseUrl;
+    this.#pacer = options.pacer;
+    this.#rateLimit = options.rateLimit;
+    this.#tokens = options.tokens ?? [];
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#maxRetries = options.maxRetries ?? 3;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Requests sent so far, answered or not. */
+  get requests(): number {
+    return this.#requests;
+  }
+
+  async send(request: HttpRequest): Promise<HttpExchange> {
+    for (let attempt = 0; ; attempt += 1) {
+      await this.#pacer.acquire();
+      const exchange = await this.#exchange(request);
+      if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
+      await this.#sleep(this.retryDelayMs(exchange.headers["retry-after"]));
+    }
+  }
+
+  sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
+    this.#pacer.record();
+    return this.#exchange(request);
+  }
+
+  history(): readonly HttpExchange[] {
+    return this.#history;
+  }
+
+  /**
+   * How long a 429 is waited out: Retry-After (seconds or an HTTP date), or one slot of the window when
+   * it is missing or unreadable; never more than a window, which is when any limit has reset.
+   */
+  retryDelayMs(retryAfter: string | undefined): number {
+    const windowMs = this.#pacer.windowMs;
+    const value = retryAfter?.trim() ?? "";
+    let ms = windowMs / this.#rateLimit;
+    if (/^\d+$/.test(value)) ms = Number(value) * 1000;
+    else if (value !== "" && !Number.isNaN(Date.parse(value))) ms = Date.parse(value) - this.#now();
+    return Math.min(windowMs, Math.max(0, ms));
+  }
+
+  /** The curl command that replays a request, tokens masked. */
+  curl(request: HttpRequest): string {
+    return renderCurl(prepareRequest(this.baseUrl, request), this.#masks(request));
+  }
+
+  #masks(request: HttpRequest): readonly MaskedToken[] {
+    const auth = request.auth;
+    if (auth === null || auth === undefined || "header" in auth) return this.#tokens;
+    return this.#tokens.some((t) => t.token === auth.token)
+      ? this.#tokens
+      : [...this.#tokens, { token: auth.token, label: auth.label }];
+  }
+
+  async #exchange(request: HttpRequest): Promise<HttpExchange> {
+    const prepared = prepareRequest(this.baseUrl, request);
+    const curl = renderCurl(prepared, this.#masks(request));
+    this.#requests += 1;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(prepared.url, {
+        method: prepared.method,
+        headers: prepared.headers,
+        body: prepared.body,
+        // Redirects are answers to judge (a trailing-slash redirect is a PROBE), not to follow.
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      const reason = timedOut ? `no answer within ${this.#timeoutMs} ms` : describeNetworkError(error);
+      throw new RequestError(timedOut ? "timeout" : "network", reason, prepared.method, prepared.url, curl);
+    }
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      const seen = headers[name];
+      headers[name] = seen === undefined ? value : `${seen}, ${value}`;
+    });
+    const exchange: HttpExchange = {
+      request,
+      status: response.status,
+      headers,
+      text,
+      json: parseJson(text),
+      curl,
+    };
+    this.#history.push(exchange);
+    return exchange;
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Base + path + query: arrays repeat the key, in the order given. */
+export function buildUrl(
+  baseUrl: string,
+  path: string,
+  query?: Record<string, string | readonly string[]>,
+): string {
+  const pairs: string[] = [];
+  for (const [key, value] of Object.entries(query ?? {})) {
+    const values: readonly string[] = typeof value === "string" ? [value] : value;
+    for (const v of values) pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(v)}`);
+  }
+  const url = baseUrl.replace(/\/+$/, "") + path;
+  if (pairs.length === 0) return url;
+  return `${url}${url.includes("?") ? "&" : "?"}${pairs.join("&")}`;
+}
+
+export function prepareRequest(baseUrl: string, request: HttpRequest): PreparedRequest {
+  const headers: Array<[string, string]> = [];
+  const put = (name: string, value: string): void => {
+    const at = headers.findIndex(([n]) => n.toLowerCase() === name.toLowerCase());
+    if (at === -1) headers.push([name, value]);
+    else headers[at] = [name, value];
+  };
+  const auth = request.auth;
+  if (auth !== null && auth !== undefined) {
+    put("Authorization", "header" in auth ? auth.header : `Bearer ${auth.token}`);
+  }
+  let body: Uint8Array | undefined;
+  if (request.rawBody !== undefined) {
+    body = typeof request.rawBody === "string" ? new TextEncoder().encode(request.rawBody) : request.rawBody;
+  } else if (request.json !== undefined) {
+    body = new TextEncoder().encode(JSON.stringify(request.json));
+    put("Content-Type", "application/json");
+  }
+  for (const [name, value] of Object.entries(request.headers ?? {})) put(name, value);
+  // A string body would make fetch add `text/plain`; bytes leave the content type to the check.
+  return { method: request.method, url: buildUrl(baseUrl, request.path, request.query), headers, body };
+}
+
+/** The reason a request got no answer, from fetch's error and its cause. */
+export function describeNetworkError(error: unknown): string {
+  const cause = errorField(error, "cause");
+  const nested = errorField(cause, "errors");
+  const first = Array.isArray(nested) ? (nested as unknown[])[0] : undefined;
+  const code = errorField(cause, "code") ?? errorField(first, "code");
+  const known: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ENOTFOUND: "host not found",
+    EAI_AGAIN: "host name lookup failed",
+    ECONNRESET: "connection reset",
+    EHOSTUNREACH: "host unreachable",
+    ENETUNREACH: "network unreachable",
+    UND_ERR_SOCKET: "connection closed by the server",
+  };
+  if (typeof code === "string") return `${known[code] ?? "network error"} (${code})`;
+  const message = errorField(cause, "message") ?? errorField(error, "message");
+  // fetch refuses the ports browsers block (6000, 6665-6669, ...) before any connection.
+  if (message === "bad port") return "fetch refuses to connect to this port (a port browsers block)";
+  return typeof message === "string" && message !== "" ? message : String(error);
+}
+
+function errorField(value: unknown, field: string): unknown {
+  return typeof value === "object" && value !== null && field in value
+    ? (value as Record<string, unknown>)[field]
+    : undefined;
+}
+
+// ---- curl rendering ----------------------------------------------------------------------------
+
+/** Bodies longer than this are piped in, with long runs of one character generated rather than spelled. */
+const INLINE_BODY_MAX = 2048;
+const RUN_MIN = 64;
+
+/**
+ * A POSIX-shell command that replays the request with curl. Every manifest token in it (header, query,
+ * body) is a shell variable, `$TOKEN`, named in a trailing comment: reports are shared, secrets are not.
+ */
+export function renderCurl(request: PreparedRequest, tokens: readonly MaskedToken[]): string {
+  const vars = new Vars(tokens);
+  const args = ["curl", "-sS", "-i"];
+  if (/[[\]{}]/.test(request.url)) args.push("-g");
+  if (/\/\.\.?(\/|\?|$)/.test(request.url)) args.push("--path-as-is");
+  const method = request.method.toUpperCase();
+  if (method === "HEAD") args.push("-I");
+  else if (method !== "GET" || request.body !== undefined) args.push("-X", shellWord(request.method, vars));
+  args.push(shellWord(request.url, vars));
+  for (const [name, value] of request.headers) {
+    // curl drops a header given as `Name:` and sends an empty one given as `Name;`.
+    args.push("-H", shellWord(value === "" ? `${name};` : `${name}: ${value}`, vars));
+  }
+  let producer: string | undefined;
+  if (request.body !== undefined) {
+    // Without this curl would add its own `application/x-www-form-urlencoded`.
+    if (!request.headers.some(([n]) => n.toLowerCase() === "content-type"))
+      args.push("-H", "'Content-Type:'");
+    const text = decodeUtf8(request.body);
+    if (text !== undefined && !text.includes("\0") && text.length <= INLINE_BODY_MAX) {
+      args.push("--data-binary", shellWord(text, vars));
+    } else {
+      const parts = text === undefined ? [printfBytes(request.body)] : bodyProducers(text, vars);
+      producer = parts.length === 1 ? parts[0] : `{ ${parts.join("; ")}; }`;
+      args.push("--data-binary", "@-");
+    }
+  }
+  const command = args.join(" ");
+  const piped = producer === undefined ? command : `${producer} | ${command}`;
+  return vars.comment() === "" ? piped : `${piped} ${vars.comment()}`;
+}
+
+/** The shell variables standing for the tokens a command mentions, in order of first use. */
+class Vars {
+  readonly #tokens: readonly MaskedToken[];
+  readonly #used = new Map<string, { name: string; label: string }>();
+
+  constructor(tokens: readonly MaskedToken[]) {
+    // Longest first: a secret that prefixes another must not split it.
+    this.#tokens = [...tokens].filter((t) => t.token !== "").sort((a, b) => b.token.length - a.token.length);
+  }
+
+  /** `text` cut into literal pieces and variable names. */
+  split(text: string): Array<{ literal: string } | { variable: string }> {
+    const out: Array<{ literal: string } | { variable: string }> = [];
+    let rest = text;
+    while (rest !== "") {
+      let best: { at: number; token: MaskedToken } | undefined;
+      for (const t of this.#tokens) {
+        const at = rest.indexOf(t.token);
+        if (at !== -1 && (best === undefined || at < best.at)) best = { at, token: t };
+      }
+      if (best === undefined) {
+        out.push({ literal: rest });
+        break;
+      }
+      if (best.at > 0) out.push({ literal: rest.slice(0, best.at) });
+      out.push({ variable: this.#name(best.token) });
+      rest = rest.slice(best.at + best.token.token.length);
+    }
+    return out;
+  }
+
+  comment(): string {
+    if (this.#used.size === 0) return "";
+    const names = [...this.#used.values()].map((v) => `$${v.name} = manifest token "${v.label}"`);
+    return `# ${names.join(", ").replace(/[\r\n]/g, " ")}`;
+  }
+
+  #name(token: MaskedToken): string {
+    let entry = this.#used.get(token.token);
+    if (entry === undefined) {
+      const n = this.#used.size;
+      entry = { name: n === 0 ? "TOKEN" : `TOKEN_${n + 1}`, label: token.label };
+      this.#used.set(token.token, entry);
+    }
+    return entry.name;
+  }
+}
+
+/** One shell word for `text`, tokens as variables; double quotes when that stays plain, else pieces. */
+function shellWord(text: string, vars: Vars): string {
+  const pieces = vars.split(text);
+  if (!pieces.some((p) => "variable" in p)) return singleQuote(text);
+  const plain = pieces.every((p) => "variable" in p || /^[^"\\$`!\n\r]*$/.test(p.literal));
+  if (plain) {
+    return `"${pieces.map((p) => ("variable" in p ? `\${${p.variable}}` : p.literal)).join("")}"`;
+  }
+  return pieces.map((p) => ("variable" in p ? `"\${${p.variable}}"` : singleQuote(p.literal))).join("");
+}
+
+/** POSIX single quotes keep every byte but the quote itself, which is closed, escaped and reopened. */
+export function singleQuote(text: string): string {
+  if (/^[A-Za-z0-9_\-./:=@%+,]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** printf/head/tr producers for a long text body: long runs of one ASCII character are generated. */
+function bodyProducers(text: string, vars: Vars): string[] {
+  const out: string[] = [];
+  const run = new RegExp(`([\\x01-\\x7f])\\1{${RUN_MIN - 1},}`, "g");
+  let last = 0;
+  for (const m of text.matchAll(run)) {
+    const at = m.index;
+    if (at > last) out.push(printfText(text.slice(last, at), vars));
+    const octal = (m[1] ?? " ").charCodeAt(0).toString(8).padStart(3, "0");
+    out.push(`head -c ${m[0].length} /dev/zero | tr '\\000' '\\${octal}'`);
+    last = at + m[0].length;
+  }
+  if (last < text.length) out.push(printfText(text.slice(last), vars));
+  return out;
+}
+
+function printfText(text: string, vars: Vars): string {
+  if (text.includes("\0")) return printfBytes(new TextEncoder().encode(text));
+  return `printf '%s' ${shellWord(text, vars)}`;
+}
+
+/** Any bytes, through printf's octal escapes: what a shell word cannot hold (NUL, invalid UTF-8). */
+function printfBytes(bytes: Uint8Array): string {
+  let format = "";
+  for (const [i, b] of bytes.entries()) {
+    // %, \ and ' would be read by printf or the shell; a leading - as an option.
+    const printable =
+      b >= 0x20 && b < 0x7f && b !== 0x25 && b !== 0x5c && b !== 0x27 && !(i === 0 && b === 0x2d);
+    format += printable ? String.fromCharCode(b) : `\\${b.toString(8).padStart(3, "0")}`;
+  }
+  return `printf '${format}'`;
+}

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InvalidOptionError, TargetUnreachableError, checkBaseUrl, runConformance } from "./index.js";
+import {
+  closedBaseUrl,
+  json,
+  startLocalServer,
+  testManifest,
+  type LocalServer,
+} from "./test-support/local.js";
+import { CheckFailure, type Check } from "./types.js";
+
+let server: LocalServer;
+beforeAll(async () => {
+  server = await startLocalServer((_req, res) => json(res, 200, { data: [] }));
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const noop: Check = {
+  id: "noop",
+  section: "§1 What the service does",
+  level: "MUST",
+  rule: "r",
+  run: async () => {},
+};
+
+describe("runConformance", () => {
+  it("runs a catalogue against a target with the defaults, reporting the seed and every request", async () => {
+    const report = await runConformance({
+      baseUrl: `${server.baseUrl}/`,
+      manifest: testManifest(),
+      catalogue: [noop],
+    });
+    expect(report.target).toBe(server.baseUrl);
+    expect(report.embedded).toBe(false);
+    expect(report.options).toMatchObject({
+      profile: "spec",
+      strict: false,
+      readOnly: false,
+      numRuns: 25,
+      rateLimit: 100,
+      rateWindowMs: 60_000,
+    });
+    expect(
+      Number.isInteger(report.options.seed) && report.options.seed >= 0 && report.options.seed < 2 ** 32,
+    ).toBe(true);
+    // The reachability probe is a request of the run too.
+    expect(report.requests).toBe(1);
+    expect(report.results.map((r) => r.outcome)).toEqual(["pass"]);
+  });
+
+  it("throws a one-line TargetUnreachableError when nothing answers", async () => {
+    const url = await closedBaseUrl();
+    const error = await runConformance({ baseUrl: url, manifest: testManifest(), catalogue: [noop] }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(TargetUnreachableError);
+    expect((error as Error).message).toBe(`cannot reach ${url}: connection refused (ECONNREFUSED)`);
+  });
+
+  it("refuses options it cannot run with", async () => {
+    const run = (over: object) =>
+      runConformance({ baseUrl: server.baseUrl, manifest: testManifest(), catalogue: [noop], ...over });
+    await expect(run({ numRuns: 0 })).rejects.toThrow(InvalidOptionError);
+    await expect(run({ rateLimit: 1.5 })).rejects.toThrow(/rate limit must be a positive integer/);
+    await expect(run({ grep: "[" })).rejects.toThrow(/not a regular expression/);
+    await expect(run({ baseUrl: "ftp://x" })).rejects.toThrow(
+      'base URL "ftp://x": not an http:// or https:// URL',
+    );
+    expect(checkBaseUrl("https://api.example.com/v/")).toBe("https://api.example.com/v");
+  });
+
+  it("starts the embedded reference with a one-second window when no base URL is given, and closes it", async () => {
+    let target = "";
+    const readsContacts: Check = {
+      id: "embedded.contacts",
+      section: "§4 Endpoints",
+      level: "MUST",
+      rule: "a full token lists contacts",
+      async run(ctx) {
+        const ex = await ctx.http.send({
+          method: "GET",
+          path: "/api/v1/contacts",
+          auth: ctx.tokens.get({ kind: "full" }),
+        });
+        target = ex.curl;
+        if (ex.status !== 200)
+          throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status) });
+      },
+    };
+    const report = await runConformance({ catalogue: [readsContacts], seed: 5, rateLimit: 40 });
+    expect(report.embedded).toBe(true);
+    expect(report.target).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(report.options).toMatchObject({ seed: 5, rateLimit: 40, rateWindowMs: 1000 });
+    expect(report.results[0]?.outcome).toBe("pass");
+    expect(target).toContain(report.target);
+    const after = await fetch(`${report.target}/api/v1/contacts`).catch((e: unknown) => e);
+    expect(after).toBeInstanceOf(TypeError);
+  });
+});

@@ -1,0 +1,200 @@
+import { randomInt } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { TokenManifest } from "../src/fixtures/manifest.js";
+import { FetchHttpClient, RequestError } from "./client.js";
+import { defaultManifestPath, loadManifest } from "./manifest.js";
+import { Pacer } from "./pacer.js";
+import { InvalidOptionError, compileGrep, runChecks } from "./runner.js";
+import type { Check, CheckResult, Profile, RunOptions, RunReport } from "./types.js";
+
+export type {
+  Check,
+  CheckContext,
+  CheckResult,
+  HttpClient,
+  HttpExchange,
+  HttpRequest,
+  Level,
+  Outcome,
+  Profile,
+  RunOptions,
+  RunReport,
+  TokenNeed,
+  TokenPool,
+} from "./types.js";
+export { CheckFailure, LEVELS } from "./types.js";
+export type { ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
+export { InvalidOptionError, failsRun } from "./runner.js";
+export { RequestError } from "./client.js";
+export { renderConsoleReport, renderSummaryLine } from "./report/console.js";
+export { renderJunitReport } from "./report/junit.js";
+export { renderJsonReport } from "./report/json.js";
+
+export interface ConformanceOptions {
+  /** The target; without it the reference server is started in process and run against. */
+  baseUrl?: string;
+  /** Default: the embedded reference's manifest, or the reference fixtures' manifest for a target. */
+  manifest?: TokenManifest;
+  profile?: Profile;
+  strict?: boolean;
+  readOnly?: boolean;
+  /** Default: random 32-bit, always reported. */
+  seed?: number;
+  numRuns?: number;
+  /** Requests per window the target is expected to enforce; default 100 (§8). */
+  rateLimit?: number;
+  /** Default 60 000 (§8 "per minute"); 1 000 against the embedded reference. */
+  rateWindowMs?: number;
+  grep?: string;
+  slow?: boolean;
+  catalogue?: readonly Check[];
+  onResult?: (result: CheckResult) => void;
+}
+
+/** The target answered nothing at all: the run cannot start. The message is one line. */
+export class TargetUnreachableError extends Error {
+  readonly target: string;
+
+  constructor(target: string, reason: string) {
+    super(`cannot reach ${target}: ${reason}`);
+    this.name = "TargetUnreachableError";
+    this.target = target;
+  }
+}
+
+/** The embedded reference's window: a run is not throttled to 100 requests a minute (DECISIONS.md). */
+export const EMBEDDED_RATE_WINDOW_MS = 1000;
+
+/** The checks the kit ships with. Loaded on demand so that a custom catalogue needs none of them. */
+export async function loadDefaultCatalogue(): Promise<readonly Check[]> {
+  const { catalogue } = await import("./checks/index.js");
+  return catalogue;
+}
+
+export async function runConformance(options: ConformanceOptions): Promise<RunReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const embedded = options.baseUrl === undefined;
+  const rateLimit = positiveInteger("rate limit", options.rateLimit ?? 100);
+  const runOptions: RunOptions = {
+    profile: options.profile ?? "spec",
+    strict: options.strict ?? false,
+    readOnly: options.readOnly ?? false,
+    seed: options.seed ?? randomInt(2 ** 32),
+    numRuns: positiveInteger("number of runs", options.numRuns ?? 25),
+    rateLimit,
+    rateWindowMs: embedded
+      ? EMBEDDED_RATE_WINDOW_MS
+      : positiveInteger("rate window (ms)", options.rateWindowMs ?? 60_000),
+  };
+  if (!Number.isSafeInteger(runOptions.seed)) {
+    throw new InvalidOptionError(`the seed must be an integer, got ${runOptions.seed}`);
+  }
+  if (options.grep !== undefined) compileGrep(options.grep);
+  const target = embedded ? await startEmbedded(rateLimit) : undefined;
+  try {
+    const baseUrl = target?.baseUrl ?? checkBaseUrl(options.baseUrl ?? "");
+    const manifest = options.manifest ?? target?.manifest ?? (await loadManifest(defaultManifestPath()));
+    const http = new FetchHttpClient({
+      baseUrl,
+      pacer: new Pacer({ rateLimit, windowMs: runOptions.rateWindowMs }),
+      rateLimit,
+      tokens: manifest.tokens,
+    });
+    await probe(http, baseUrl);
+    const results = await runChecks({
+      catalogue: options.catalogue ?? (await loadDefaultCatalogue()),
+      http,
+      manifest,
+      options: runOptions,
+      grep: options.grep,
+      slow: options.slow,
+      onResult: options.onResult,
+    });
+    return {
+      target: baseUrl,
+      embedded,
+      options: runOptions,
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      requests: http.requests,
+      results,
+    };
+  } finally {
+    await target?.close();
+  }
+}
+
+/** One unauthenticated request: any HTTP answer will do, none at all means there is nothing to check. */
+async function probe(http: FetchHttpClient, baseUrl: string): Promise<void> {
+  try {
+    await http.send({ method: "GET", path: "/api/v1/contacts" });
+  } catch (error) {
+    if (error instanceof RequestError) throw new TargetUnreachableError(baseUrl, error.actual);
+    throw error;
+  }
+}
+
+/** What is wrong with a base URL, or undefined when it will do. */
+export function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "not a URL (expected e.g. http://localhost:3000)";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "not an http:// or https:// URL";
+  if (url.search !== "" || url.hash !== "") return "a base URL carries no query or fragment";
+  return undefined;
+}
+
+/** The base URL without its trailing slashes; an InvalidOptionError when it will not do. */
+export function checkBaseUrl(value: string): string {
+  const problem = baseUrlProblem(value);
+  if (problem !== undefined) throw new InvalidOptionError(`base URL "${value}": ${problem}`);
+  return value.replace(/\/+$/, "");
+}
+
+function positiveInteger(what: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidOptionError(`the ${what} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+interface EmbeddedTarget {
+  baseUrl: string;
+  manifest: TokenManifest;
+  close(): Promise<void>;
+}
+
+async function startEmbedded(rateLimit: number): Promise<EmbeddedTarget> {
+  const { createReference } = await import("../src/reference.js");
+  const reference = await createReference({
+    rateLimit: { limit: rateLimit, windowMs: EMBEDDED_RATE_WINDOW_MS },
+  });
+  const server = createServer(reference.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    manifest: reference.manifest,
+    close: () => closeServer(server),
+  };
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // fetch keeps connections alive; close() alone would wait for them to time out.
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,89 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { nth } from "./test-support/local.js";
+
+/**
+ * The kit as another project gets it: built, packed, installed from the tarball, run through npx.
+ * Slow (a build and an install); the install uses the npm cache first.
+ */
+const root = fileURLToPath(new URL("..", import.meta.url));
+const temps: string[] = [];
+
+afterAll(async () => {
+  await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+// Variables npm sets for a script (`npm test`) would leak into the nested npm commands.
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_")),
+);
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function sh(command: string, args: string[], cwd: string): Promise<Ran> {
+  return promisify(execFile)(command, args, { cwd, env, maxBuffer: 32 * 1024 * 1024 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: typeof e.code === "number" ? e.code : -1,
+      stdout: e.stdout ?? "",
+      stderr: e.stderr ?? "",
+    }),
+  );
+}
+
+describe("the packed kit", () => {
+  it(
+    "installs from its tarball into another project and runs there with npx",
+    { timeout: 240_000 },
+    async () => {
+      const build = await sh("npm", ["run", "build"], root);
+      expect(build.code, build.stdout + build.stderr).toBe(0);
+
+      const packDir = await mkdtemp(join(tmpdir(), "cfk-pack-"));
+      temps.push(packDir);
+      // Built just above: the prepare script need not build again.
+      const pack = await sh(
+        "npm",
+        ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir],
+        root,
+      );
+      expect(pack.code, pack.stderr).toBe(0);
+      const packed = nth(
+        JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>,
+        0,
+      );
+      const files = packed.files.map((f) => f.path);
+      expect(files).toContain("dist/conformance/bin.js");
+      expect(files).toContain("fixtures/tokens.json");
+      expect(files.some((f) => f.endsWith(".test.js"))).toBe(false);
+
+      const project = await mkdtemp(join(tmpdir(), "cfk-consumer-"));
+      temps.push(project);
+      await writeFile(join(project, "package.json"), JSON.stringify({ name: "cfk-consumer", private: true }));
+      const install = await sh(
+        "npm",
+        ["install", "--prefer-offline", "--no-audit", "--no-fund", join(packDir, packed.filename)],
+        project,
+      );
+      expect(install.code, install.stderr).toBe(0);
+
+      const list = await sh("npx", ["conformance", "--list"], project);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toMatch(/^§\d /m);
+      expect(list.stdout).toMatch(/\d+ checks: \d+ MUST/);
+
+      const help = await sh("npx", ["conformance", "--help"], project);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toContain("Usage: conformance [options]");
+    },
+  );
+});

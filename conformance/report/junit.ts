@@ -1,0 +1,106 @@
+import type { CheckResult, RunReport } from "../types.js";
+import { groupBySection, replayCommand } from "./console.js";
+
+/**
+ * JUnit XML for CI dashboards: one testsuite per spec section, one testcase per check. Only results
+ * that fail the run are <failure>s, so the dashboard and the exit code agree; a SHOULD not met without
+ * --strict and a PROBE's observations go to <system-out>.
+ */
+export function renderJunitReport(report: RunReport): string {
+  const { results } = report;
+  const failures = results.filter((r) => r.failsRun).length;
+  const skipped = results.filter((r) => r.outcome === "skip").length;
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="accounting API conformance" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
+  ];
+  for (const [section, group] of groupBySection(results)) {
+    const suiteFailures = group.filter((r) => r.failsRun).length;
+    const suiteSkipped = group.filter((r) => r.outcome === "skip").length;
+    const time = group.reduce((sum, r) => sum + r.durationMs, 0);
+    lines.push(
+      `  <testsuite name="${attr(section)}" tests="${group.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" time="${seconds(time)}" timestamp="${attr(report.startedAt)}">`,
+      "    <properties>",
+      ...Object.entries({
+        target: report.target,
+        embedded: String(report.embedded),
+        profile: report.options.profile,
+        strict: String(report.options.strict),
+        seed: String(report.options.seed),
+      }).map(([name, value]) => `      <property name="${name}" value="${attr(value)}"/>`),
+      "    </properties>",
+    );
+    for (const r of group) lines.push(...testcase(report, r));
+    lines.push("  </testsuite>");
+  }
+  lines.push("</testsuites>");
+  return `${lines.join("\n")}\n`;
+}
+
+function testcase(report: RunReport, r: CheckResult): string[] {
+  const open = `    <testcase name="${attr(`${r.id}: ${r.rule}`)}" classname="${attr(r.section)}" time="${seconds(r.durationMs)}"`;
+  const body: string[] = [];
+  if (r.outcome === "skip") {
+    body.push(`      <skipped message="${attr(r.skipReason ?? "skipped")}"/>`);
+  } else if (r.outcome === "fail") {
+    const account = failureText(report, r);
+    if (r.failsRun) {
+      body.push(
+        `      <failure message="${attr(r.failure?.message ?? r.rule)}" type="${r.level}">${text(account)}</failure>`,
+      );
+    } else {
+      body.push(
+        `      <system-out>${text(`${r.level} not met (does not fail the run without --strict)\n${account}`)}</system-out>`,
+      );
+    }
+  }
+  if (r.observations.length > 0 && r.outcome !== "fail") {
+    body.push(`      <system-out>${text(r.observations.join("\n"))}</system-out>`);
+  }
+  return body.length === 0 ? [`${open}/>`] : [`${open}>`, ...body, "    </testcase>"];
+}
+
+function failureText(report: RunReport, r: CheckResult): string {
+  const f = r.failure;
+  const lines = [`rule: ${r.rule}`];
+  if (f !== undefined) {
+    lines.push(`expected: ${f.expected}`, `actual: ${f.actual}`);
+    if (f.status !== undefined) lines.push(`status: ${f.status}`);
+    if (f.curl !== undefined) lines.push(`curl: ${f.curl}`);
+    if (f.replay !== undefined) lines.push(`counterexample: ${f.replay}`);
+  }
+  lines.push(`replay: ${replayCommand(report, r.id)}`);
+  if (r.observations.length > 0) lines.push(...r.observations.map((o) => `note: ${o}`));
+  return lines.join("\n");
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+/**
+ * Characters XML 1.0 cannot carry at all (most C0 controls, lone surrogates, U+FFFE/U+FFFF) become
+ * U+FFFD: a target's answer is quoted in the report and must not make it unreadable.
+ */
+function clean(value: string): string {
+  return value.replace(
+    // Matching control characters is the point here.
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    "\uFFFD",
+  );
+}
+
+export function text(value: string): string {
+  return clean(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Attribute values: quotes escaped, and line breaks kept as references (a parser would fold them). */
+export function attr(value: string): string {
+  return text(value)
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;")
+    .replace(/\n/g, "&#10;")
+    .replace(/\r/g, "&#13;")
+    .replace(/\t/g, "&#9;");
+}

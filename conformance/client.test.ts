@@ -40,7 +40,6 @@ function client(baseUrl: string, extra: Partial<ConstructorParameters<typeof Fet
   const http = new FetchHttpClient({
     baseUrl,
     pacer: new Pacer({ rateLimit: 100, windowMs: 60_000 }),
-    rateLimit: 100,
     tokens: manifest.tokens,
     sleep: (ms) => {
       sleeps.push(ms);
@@ -175,24 +174,24 @@ describe("FetchHttpClient: 429 and failures", () => {
     expect(server.seen).toHaveLength(4);
   });
 
-  it("caps the wait at one window and waits one slot of it when Retry-After is missing", async () => {
+  it("caps the wait at one window, and backs off over a whole window when Retry-After is missing", async () => {
     server = await limitedServer(1, "3600");
     const capped = client(server.baseUrl);
     await capped.http.send({ method: "GET", path: "/p" });
     expect(capped.sleeps).toEqual([60_000]);
     await server.close();
 
-    server = await limitedServer(1);
+    server = await limitedServer(3);
     const missing = client(server.baseUrl);
     await missing.http.send({ method: "GET", path: "/p" });
-    expect(missing.sleeps).toEqual([600]);
+    expect(missing.sleeps).toEqual([15_000, 30_000, 60_000]);
   });
 
   it("reads a Retry-After given as an HTTP date", () => {
     const { http } = client("http://127.0.0.1:1", { now: () => Date.parse("2025-01-01T00:00:00Z") });
     expect(http.retryDelayMs("Wed, 01 Jan 2025 00:00:05 GMT")).toBe(5000);
     expect(http.retryDelayMs("Tue, 31 Dec 2024 23:00:00 GMT")).toBe(0);
-    expect(http.retryDelayMs("soon")).toBe(600);
+    expect(http.retryDelayMs("soon")).toBe(15_000);
   });
 
   it("never waits or retries an unpaced request, but counts it in the pacing window", async () => {
@@ -259,7 +258,6 @@ describe("curl commands", () => {
     const http = new FetchHttpClient({
       baseUrl: base,
       pacer: new Pacer({ rateLimit: 5, windowMs: 1000 }),
-      rateLimit: 5,
     });
     expect(http.curl({ method: "GET", path: "/", auth: stray })).not.toContain(stray.token);
   });

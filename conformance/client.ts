@@ -16,8 +16,6 @@ export interface MaskedToken {
 export interface FetchHttpClientOptions {
   baseUrl: string;
   pacer: Pacer;
-  /** Requests per window expected of the target: a 429 without Retry-After waits one slot. */
-  rateLimit: number;
   /** Manifest tokens, never shown in clear in a curl command. */
   tokens?: readonly MaskedToken[];
   /** Per request, body included; default 10 s. */
@@ -54,7 +52,6 @@ export interface PreparedRequest {
 export class FetchHttpClient implements HttpClient {
   readonly baseUrl: string;
   readonly #pacer: Pacer;
-  readonly #rateLimit: number;
   readonly #tokens: readonly MaskedToken[];
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
@@ -66,7 +63,6 @@ export class FetchHttpClient implements HttpClient {
   constructor(options: FetchHttpClientOptions) {
     this.baseUrl = options.baseUrl;
     this.#pacer = options.pacer;
-    this.#rateLimit = options.rateLimit;
     this.#tokens = options.tokens ?? [];
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#maxRetries = options.maxRetries ?? 3;
@@ -84,7 +80,7 @@ export class FetchHttpClient implements HttpClient {
       await this.#pacer.acquire();
       const exchange = await this.#exchange(request);
       if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
-      await this.#sleep(this.retryDelayMs(exchange.headers["retry-after"]));
+      await this.#sleep(this.retryDelayMs(exchange.headers["retry-after"], attempt));
     }
   }
 
@@ -98,13 +94,14 @@ export class FetchHttpClient implements HttpClient {
   }
 
   /**
-   * How long a 429 is waited out: Retry-After (seconds or an HTTP date), or one slot of the window when
-   * it is missing or unreadable; never more than a window, which is when any limit has reset.
+   * How long a 429 is waited out: Retry-After (seconds or an HTTP date); when it is missing or
+   * unreadable, a quarter of the window, then half, then a whole one, so that the retries outlast
+   * any window the target may count in. Never more than a window, when any limit has reset.
    */
-  retryDelayMs(retryAfter: string | undefined): number {
+  retryDelayMs(retryAfter: string | undefined, attempt = 0): number {
     const windowMs = this.#pacer.windowMs;
     const value = retryAfter?.trim() ?? "";
-    let ms = windowMs / this.#rateLimit;
+    let ms = windowMs * Math.min(1, 2 ** attempt / 4);
     if (/^\d+$/.test(value)) ms = Number(value) * 1000;
     else if (value !== "" && !Number.isNaN(Date.parse(value))) ms = Date.parse(value) - this.#now();
     return Math.min(windowMs, Math.max(0, ms));

@@ -100,7 +100,6 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
     const http = new FetchHttpClient({
       baseUrl,
       pacer: new Pacer({ rateLimit, windowMs: runOptions.rateWindowMs }),
-      rateLimit,
       tokens: manifest.tokens,
     });
     await probe(http, baseUrl);

@@ -38,7 +38,6 @@ function httpFor(baseUrl: string): FetchHttpClient {
   return new FetchHttpClient({
     baseUrl,
     pacer: new Pacer({ rateLimit: 1000, windowMs: 1000 }),
-    rateLimit: 1000,
   });
 }
 

@@ -187,12 +187,22 @@ describe("POST /api/v1/contacts: validation", () => {
     });
   });
 
-  it.each(["", " ", "   ", "\t", "\n", "\r\n", "\u00a0", "\u3000", " \t\n "])(
-    "refuses the blank name %j",
-    async (name) => {
-      await expectRejected({ type: "CLIENT", name }, "name");
-    },
-  );
+  it.each([
+    "",
+    " ",
+    "   ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\u00a0",
+    "\u3000",
+    " \t\n ",
+    "\u200b",
+    "\u0000",
+    "\ufeff \u200d",
+  ])("refuses the blank name %j", async (name) => {
+    await expectRejected({ type: "CLIENT", name }, "name");
+  });
 
   // DECISIONS.md #17: blank optional strings too, so a frontend learns to omit the field.
   it.each(OPTIONAL_FIELDS.flatMap((field) => ["", " ", "\t"].map((value) => ({ field, value }))))(
@@ -311,7 +321,10 @@ describe("POST /api/v1/contacts: validation", () => {
 
 /** A non-blank string of 1..max code points, astral ones included. */
 const textArb = (max: number) =>
-  fc.string({ unit: "binary", minLength: 1, maxLength: max }).filter((s) => s.trim() !== "");
+  // Something a reader would see: white space, zero-width and control characters alone are blank.
+  fc
+    .string({ unit: "binary", minLength: 1, maxLength: max })
+    .filter((s) => /[^\s\p{Z}\p{Cc}\p{Cf}]/u.test(s));
 
 /** The WHATWG definition written out independently of the server's regex. */
 const labelArb = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,8}[a-z0-9])?$/);

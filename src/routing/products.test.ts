@@ -339,7 +339,10 @@ describe("POST /api/v1/products: sku uniqueness (spec-gaps #20)", () => {
 // --- property tests --------------------------------------------------------------------------------
 
 const textArb = (max: number) =>
-  fc.string({ unit: "binary", minLength: 1, maxLength: max }).filter((s) => s.trim() !== "");
+  // Something a reader would see: white space, zero-width and control characters alone are blank.
+  fc
+    .string({ unit: "binary", minLength: 1, maxLength: max })
+    .filter((s) => /[^\s\p{Z}\p{Cc}\p{Cf}]/u.test(s));
 
 /** The largest scaled integer for `decimals` decimals that stays within the documented maximum. */
 const scaledMax = (decimals: number, digits: number) =>

@@ -88,10 +88,12 @@ export function rateLimitMiddleware(options: RateLimitOptions, clock: Clock): Re
     Math.max(0, Math.ceil(((at?.getTime() ?? 0) - clock.now().getTime()) / 1000));
   const info = (req: Request) => (req as Partial<AugmentedRequest>).rateLimit;
   const setHeaders = (req: Request, res: Response) => {
-    res.setHeader("RateLimit-Policy", `"${POLICY}"; q=${options.limit}; w=${windowSeconds}`);
+    // The policy is named after what was counted: the token, or the address without a known token.
+    const policy = res.locals.identity?.rateLimitKey.startsWith("token:") ? "per-token" : "per-address";
+    res.setHeader("RateLimit-Policy", `"${policy}"; q=${options.limit}; w=${windowSeconds}`);
     res.setHeader(
       "RateLimit",
-      `"${POLICY}"; r=${info(req)?.remaining ?? 0}; t=${secondsUntil(info(req)?.resetTime)}`,
+      `"${policy}"; r=${info(req)?.remaining ?? 0}; t=${secondsUntil(info(req)?.resetTime)}`,
     );
   };
   const limiter = rateLimit({
@@ -113,6 +115,3 @@ export function rateLimitMiddleware(options: RateLimitOptions, clock: Clock): Re
   };
   return [limiter, announce];
 }
-
-/** The policy's name in the headers: the limit is counted per token (spec-gaps #21). */
-const POLICY = "per-token";

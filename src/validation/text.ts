@@ -13,7 +13,9 @@ export const codePointLength = (s: string): number => {
 const LONE_SURROGATE = /\p{Cs}/u;
 export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s);
 
-export const isBlank = (s: string): boolean => s.trim().length === 0;
+/** Blank: nothing a reader would see. Zero-width and control characters are as blank as spaces. */
+const VISIBLE = /[^\s\p{Z}\p{Cc}\p{Cf}]/u;
+export const isBlank = (s: string): boolean => !VISIBLE.test(s);
 
 /**
  * The WHATWG HTML definition of a valid e-mail address (spec-gaps #18): what a browser's

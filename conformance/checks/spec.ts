@@ -100,7 +100,10 @@ export const ERROR_CODE_OF_STATUS: Readonly<Record<number, string>> = {
 
 export const ERROR_CODES: readonly string[] = Object.values(ERROR_CODE_OF_STATUS);
 
-/** §8 and the body tables of §4. */
+/**
+ * §8 and the body tables of §4, written out from the spec rather than imported from the reference's
+ * schemas: the kit judges the reference too, and must not inherit a wrong number from it.
+ */
 export const MAX = {
   contactName: 200,
   contactPhone: 50,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TokenManifest } from "../../src/fixtures/manifest.js";
+import { SCOPES } from "../../src/domain/model.js";
 
 /** A request as a tiny test server saw it. */
 export interface SeenRequest {
@@ -68,16 +69,7 @@ export async function closedBaseUrl(): Promise<string> {
 
 /** A manifest with one token of each kind the kit asks for, in two organizations with API access. */
 export function testManifest(overrides: Partial<TokenManifest> = {}): TokenManifest {
-  const all = [
-    "contacts:read",
-    "contacts:write",
-    "products:read",
-    "products:write",
-    "invoices:read",
-    "invoices:write",
-    "expenses:read",
-    "expenses:write",
-  ] as const;
+  const all = SCOPES;
   return {
     version: 1,
     tokenPrefix: "tst",

@@ -151,14 +151,14 @@ describe("paths and methods without an endpoint", () => {
     },
   );
 
-  it("answers POST /api/v1/invoices, announced, with 404 saying it is not yet available", async () => {
-    const res = await request(ref.app)
-      .post("/api/v1/invoices")
-      .set(full())
-      .send({ contactId: "con_x", lines: [] });
-    const error = expectError(res, 404, "not_found");
-    expect(error.message).toMatch(/not yet available/i);
-  });
+  it.each(["/api/v1/invoices", "/api/v1/expenses"])(
+    "answers POST %s, announced, with 404 saying it is not yet available",
+    async (path) => {
+      const res = await request(ref.app).post(path).set(full()).send({ contactId: "con_x", lines: [] });
+      const error = expectError(res, 404, "not_found");
+      expect(error.message).toMatch(/not yet available/i);
+    },
+  );
 
   it("answers POST /api/v1/invoices with 404 even to a token holding invoices:write", async () => {
     const res = await request(ref.app)

@@ -124,5 +124,11 @@ export function buildRoutes(accounting: Accounting): Route[] {
   ];
 }
 
-/** §4 "Not available": announced, so they get their own message, but they do not exist (spec-gaps #24). */
-export const ANNOUNCED = [{ method: "post", path: "/api/v1/invoices", what: "Invoice creation" }] as const;
+/**
+ * §4 "Not available" and §1, §9: announced or planned, so they get their own message, but they do not
+ * exist (spec-gaps #24).
+ */
+export const ANNOUNCED = [
+  { method: "post", path: "/api/v1/invoices", what: "Invoice creation" },
+  { method: "post", path: "/api/v1/expenses", what: "Expense creation" },
+] as const;

@@ -58,6 +58,9 @@ function listedItem(
 /** Astral characters are two UTF-16 units and four UTF-8 bytes, one code point. */
 const ASTRAL = "\u{1D400}";
 
+/** "é" precomposed: outside ASCII, yet one code point, one UTF-16 unit and one grapheme. */
+const BMP = "\u00E9";
+
 interface AstralExperiment {
   /** 200 code points, many astral: more than 200 UTF-16 units. */
   atMax: HttpExchange;
@@ -269,7 +272,7 @@ export const contactChecks: readonly Check[] = [
     id: "contacts.length-boundaries",
     section: SECTION.limits,
     level: "MUST",
-    rule: "Name 200, phone 50, address 500, tax numbers 50 ASCII characters are accepted; one more is refused with 400",
+    rule: 'Name 200, phone 50, address 500, tax numbers 50 ASCII characters are accepted, and a name of 200 "é"; one more is refused with 400',
     gap: 16,
     writes: true,
     async run(ctx) {
@@ -291,6 +294,18 @@ export const contactChecks: readonly Check[] = [
           `${f} of ${max + 1} characters (max ${max}) must be refused`,
         );
       }
+      // Non-ASCII in the Basic Multilingual Plane: "é" (U+00E9) is one code point, one UTF-16 unit and
+      // one grapheme, so every reading of "character" (spec-gaps #16) agrees; only a byte count differs.
+      const bmpAt = padTo(`${ctx.marker} `, MAX.contactName, BMP);
+      expectStatus(
+        await postContact(ctx, { type: "CLIENT", name: bmpAt }),
+        201,
+        `A name of ${MAX.contactName} characters, mostly "${BMP}" (${Buffer.byteLength(bmpAt)} UTF-8 bytes), must be accepted (§8)`,
+      );
+      expectRejected(
+        await postContact(ctx, { type: "CLIENT", name: padTo(`${ctx.marker} `, MAX.contactName + 1, BMP) }),
+        `A name of ${MAX.contactName + 1} characters, mostly "${BMP}", must be refused`,
+      );
     },
   },
   {

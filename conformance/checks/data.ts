@@ -215,6 +215,8 @@ export function beforeSupport(
     if (items.length === 0) {
       return { kind: "undecided", reason: "the list is empty, so a filter cannot show" };
     }
+    // The served timestamp format (2026-10-30T00:00:00.000Z): §4's pagination sets before "from the date
+    // of the last result", so a server supporting before must take what it serves.
     const before = beforeEverything(items, LISTS[list].orderField);
     const probe = await ctx.http.send(listRequest(list, token, { limit, before }));
     const filtered = itemsOf(probe);

@@ -1,33 +1,45 @@
 import type { Check, CheckContext } from "../types.js";
 import { expectErrorEnvelope, expectStatus, fail, snippet, type JsonObject } from "./assert.js";
-import { createdContact, createdProduct, dataObject, fullToken, locate, requireCreated } from "./data.js";
+import {
+  createdContact,
+  createdProduct,
+  dataObject,
+  fullToken,
+  locate,
+  requireCreated,
+  validProduct,
+} from "./data.js";
 import { LISTS, SECTION, type ListName } from "./spec.js";
 
 /**
- * §1: "A token only reaches data of its own organization." Organization 0 creates; organization 1
- * must never see it. Ids are compared only with the records the run created: two organizations may
- * well number their own records alike.
+ * §1: "A token only reaches data of its own organization." Each organization creates a marked record
+ * and the other must never see it, in both directions (a leak may run one way only). Records are matched
+ * by their marked name or sku, never by id: two organizations may well number their own records alike
+ * (spec-gaps #3: ids need only be unique within a list).
  */
+
+type Org = 0 | 1;
 
 async function expectUnseen(
   ctx: CheckContext,
   list: ListName,
   what: string,
+  owner: Org,
   match: (item: JsonObject) => boolean,
 ): Promise<void> {
-  const other = fullToken(ctx, 1);
-  const located = await locate(ctx, list, other, match);
+  const reader: Org = owner === 0 ? 1 : 0;
+  const located = await locate(ctx, list, fullToken(ctx, reader), match);
   if (located.found !== undefined) {
-    fail(`${what}, created by organization 0, is listed to organization 1 (§1)`, {
-      expected: `${what} absent from organization 1's ${list}`,
+    fail(`${what}, created by organization ${owner}, is listed to organization ${reader} (§1)`, {
+      expected: `${what} absent from organization ${reader}'s ${list}`,
       actual: snippet(JSON.stringify(located.found)),
       exchange: located.exchange,
     });
   }
-  expectStatus(located.exchange, 200, `GET ${list} with organization 1's token must answer 200`);
+  expectStatus(located.exchange, 200, `GET ${list} with organization ${reader}'s token must answer 200`);
   if (!located.exhaustive) {
     ctx.observe(
-      `Organization 1's ${list} were searched for ${what} on ${located.pages} page(s), not to their end.`,
+      `Organization ${reader}'s ${list} were searched for ${what} on ${located.pages} page(s), not to their end.`,
     );
   }
 }
@@ -37,40 +49,55 @@ export const isolationChecks: readonly Check[] = [
     id: "isolation.contacts",
     section: SECTION.service,
     level: "MUST",
-    rule: "Contacts created with one organization's token never appear in another organization's list",
+    rule: "Contacts created with one organization's token never appear in another organization's list (both ways)",
     writes: true,
     async run(ctx) {
       // Skips before creating anything when the manifest has no second organization.
-      fullToken(ctx, 1);
+      const second = fullToken(ctx, 1);
       for (const variant of ["minimal", "full"] as const) {
         const { body, exchange } = await createdContact(ctx, variant);
         requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
-        const id = dataObject(exchange)?.id;
-        await expectUnseen(
-          ctx,
-          "contacts",
-          `the contact "${String(body.name)}"`,
-          (item) => item.name === body.name || (id !== undefined && item.id === id),
-        );
+        const name = body.name;
+        await expectUnseen(ctx, "contacts", `the contact "${String(name)}"`, 0, (i) => i.name === name);
       }
+      const name = `${ctx.marker} isolation contact of organization 1`;
+      const ex = await ctx.http.send({
+        method: "POST",
+        path: LISTS.contacts.path,
+        auth: second,
+        json: { type: "CLIENT", name },
+      });
+      requireCreated(ctx, ex, "organization 1's contact", "contacts.create-response");
+      await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name);
     },
   },
   {
     id: "isolation.products",
     section: SECTION.service,
     level: "MUST",
-    rule: "Products created with one organization's token never appear in another organization's list",
+    rule: "Products created with one organization's token never appear in another organization's list (both ways)",
     writes: true,
     async run(ctx) {
       // Skips before creating anything when the manifest has no second organization.
-      fullToken(ctx, 1);
+      const second = fullToken(ctx, 1);
       const { draft, exchange } = await createdProduct(ctx, "full");
       requireCreated(ctx, exchange, "the product", "products.create");
       await expectUnseen(
         ctx,
         "products",
         `the product with sku "${draft.sku}"`,
+        0,
         (item) => item.sku === draft.sku || item.name === draft.name,
+      );
+      const mine = validProduct(ctx, "isolation-org-1");
+      const ex = await ctx.http.send({ method: "POST", path: LISTS.products.path, auth: second, json: mine });
+      requireCreated(ctx, ex, "organization 1's product", "products.create");
+      await expectUnseen(
+        ctx,
+        "products",
+        `the product with sku "${String(mine.sku)}"`,
+        1,
+        (item) => item.sku === mine.sku || item.name === mine.name,
       );
     },
   },

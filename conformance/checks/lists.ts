@@ -372,10 +372,22 @@ export const listChecks: readonly Check[] = [
       const token = fullToken(ctx);
       for (const list of LIST_NAMES) {
         const field = LISTS[list].orderField;
+        // The probe sends the served timestamp format: §4's recipe sets before "from the date of the last result".
         const support = await beforeSupport(ctx, list, token);
         if (support.kind === "undecided") {
           ctx.observe(`${list}: whether before is supported cannot be told: ${support.reason}.`);
           continue;
+        }
+        if (support.kind === "broken" && support.probe.status === 400) {
+          // §4: before is "being added to endpoints progressively", and unknown parameters may be refused
+          // (spec-gaps #11, PROBE): a list without before yet, on such a server, refuses it like any other.
+          const unknown = await ctx.http.send(listRequest(list, token, { limit: PAGE, cfk_probe: "1" }));
+          if (unknown.status === 400) {
+            ctx.observe(
+              `${list}: before reads as not supported: it gets 400, and so does an unknown parameter (cfk_probe=1).`,
+            );
+            continue;
+          }
         }
         if (support.kind === "broken") {
           fail(
@@ -388,7 +400,7 @@ export const listChecks: readonly Check[] = [
           );
         }
         if (support.kind === "ignored") {
-          ctx.observe(`${list}: before is ignored (the unfiltered list comes back).`);
+          await expectIgnoredMidway(ctx, list, token, support.plain);
           continue;
         }
         const items = itemsOf(support.plain) ?? [];
@@ -472,6 +484,47 @@ export const listChecks: readonly Check[] = [
     },
   },
 ];
+
+/**
+ * The probe earlier than every item gave the whole list back: before is ignored, or it keeps the items
+ * at or after the date (the filter reversed). A date from the middle of the list tells them apart.
+ */
+async function expectIgnoredMidway(
+  ctx: CheckContext,
+  list: ListName,
+  token: ManifestToken,
+  plain: HttpExchange,
+): Promise<void> {
+  const field = LISTS[list].orderField;
+  const items = itemsOf(plain) ?? [];
+  const times = items
+    .map((i) => (typeof i[field] === "string" ? Date.parse(i[field]) : Number.NaN))
+    .filter((t) => !Number.isNaN(t));
+  const oldest = Math.min(...times);
+  const newest = Math.max(...times);
+  if (times.length === 0 || newest - oldest < 2) {
+    ctx.observe(
+      `${list}: before is ignored (the unfiltered list comes back); no two items far enough apart to confirm.`,
+    );
+    return;
+  }
+  // The served timestamp format (as the probe's): §4's recipe sets before from a served date.
+  const midway = new Date(Math.floor((oldest + newest) / 2)).toISOString();
+  const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: midway }));
+  const got = itemsOf(ex);
+  const same = (a: readonly JsonObject[]): string => JSON.stringify(a.map((i) => i.id));
+  if (got === undefined || same(got) !== same(items)) {
+    fail(`${list}: before must filter strictly before the date or be ignored`, {
+      expected: `before=${midway} (between the oldest and newest ${field}): the same ${items.length} items as without before, as the probe earlier than every item read it as ignored`,
+      actual:
+        got === undefined
+          ? answer(ex)
+          : `${got.length} items, ${got.filter((i) => typeof i[field] === "string" && Date.parse(i[field]) >= Date.parse(midway)).length} of them at or after before`,
+      exchange: ex,
+    });
+  }
+  ctx.observe(`${list}: before is ignored (the unfiltered list comes back, early or midway).`);
+}
 
 /**
  * spec-gaps #9: walk the list the way §4 says (limit, then before = date of the last item) with pages

@@ -369,7 +369,7 @@ export const productChecks: readonly Check[] = [
     id: "products.length-boundaries",
     section: SECTION.limits,
     level: "MUST",
-    rule: "sku 100, name 200, description 2000 ASCII characters are accepted; one more is refused with 400",
+    rule: 'sku 100, name 200, description 2000 ASCII characters are accepted, and a name of 200 "é"; one more is refused with 400',
     gap: 16,
     writes: true,
     async run(ctx) {
@@ -396,6 +396,20 @@ export const productChecks: readonly Check[] = [
           `${field} of ${max + 1} characters (max ${max}) must be refused`,
         );
       }
+      // "é" is one character under every reading of spec-gaps #16 (code point, UTF-16 unit, grapheme).
+      const bmpName = padTo(`${ctx.marker} `, MAX.productName, "\u00E9");
+      expectSuccess(
+        await postJson(ctx, { sku: unique(ctx, "bmp"), name: bmpName, unitPrice: 1 }),
+        `A name of ${MAX.productName} characters, mostly "\u00E9" (${Buffer.byteLength(bmpName)} UTF-8 bytes), must be accepted (§8)`,
+      );
+      expectRejected(
+        await postJson(ctx, {
+          sku: unique(ctx, "bmp-over"),
+          name: padTo(`${ctx.marker} `, MAX.productName + 1, "\u00E9"),
+          unitPrice: 1,
+        }),
+        `A name of ${MAX.productName + 1} characters, mostly "\u00E9", must be refused`,
+      );
     },
   },
   {

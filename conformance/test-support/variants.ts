@@ -1506,8 +1506,6 @@ const violations: Variant[] = [
     id: "contacts-leak-into-first-org",
     kind: "violation",
     area: "isolation",
-    knownGap:
-      "isolation.contacts and isolation.products create records with organization 0 only and search organization 1's lists only: a leak from organization 1 into organization 0 is never looked for.",
     description: "contacts created by org_boreal also appear in org_lumiere's list",
     expectFailing: ["isolation.contacts"],
     build: async (env) => {
@@ -1529,8 +1527,6 @@ const violations: Variant[] = [
     id: "before-reversed",
     kind: "violation",
     area: "lists",
-    knownGap:
-      'lists.before decides support from one probe earlier than every item; a filter that keeps the items at or after before answers it with the whole list, reads as "ignored", and no read with a pivot follows.',
     description: "before returns the items at or after it instead of those strictly before",
     expectFailing: ["lists.before"],
     build: (env) =>
@@ -1558,11 +1554,41 @@ const violations: Variant[] = [
       }),
   },
   {
+    id: "before-date-only",
+    kind: "violation",
+    area: "lists",
+    description:
+      'before takes a date only (YYYY-MM-DD) and refuses a date-time with 400; but §4\'s pagination sets before "from the date of the last result", which is served as a date-time (2026-10-30T00:00:00.000Z), so a server supporting before must accept the served format',
+    expectFailing: ["lists.before"],
+    build: (env) =>
+      plain(env, {
+        request(req) {
+          const before = req.query.get("before");
+          if (
+            !isList(req) ||
+            before === null ||
+            /^\d{4}-\d{2}-\d{2}$/.test(before) ||
+            req.token === undefined
+          ) {
+            return undefined;
+          }
+          return {
+            status: 400,
+            json: {
+              error: {
+                code: "invalid_request",
+                message: "before must be a date (YYYY-MM-DD)",
+                details: { before: ["must be a date (YYYY-MM-DD)"] },
+              },
+            },
+          };
+        },
+      }),
+  },
+  {
     id: "name-limit-in-bytes",
     kind: "violation",
     area: "input",
-    knownGap:
-      'contacts.length-boundaries tests §8\'s lengths with ASCII only; a limit counted in UTF-8 bytes refuses 200 × "é", 200 characters under every reading (code points, UTF-16 units, graphemes), and only the PROBE contacts.astral-length notices.',
     description: 'the contact name limit counts UTF-8 bytes: 200 characters "é" (400 bytes) are refused',
     expectFailing: ["contacts.length-boundaries", "contacts.valid-bodies"],
     build: (env) =>
@@ -2208,43 +2234,9 @@ const benign: Variant[] = [
       }),
   },
   {
-    id: "before-date-only",
-    kind: "benign",
-    area: "lists",
-    knownGap:
-      "lists.before fails any answer to its probe other than an empty or the unfiltered list; §4 leaves before's format open (\"a date filter\"), and a server that takes YYYY-MM-DD only refuses the probe's date-time with 400.",
-    description: 'before takes a date only (YYYY-MM-DD, §4 "a date filter"); a date-time gets 400',
-    build: (env) =>
-      plain(env, {
-        request(req) {
-          const before = req.query.get("before");
-          if (
-            !isList(req) ||
-            before === null ||
-            /^\d{4}-\d{2}-\d{2}$/.test(before) ||
-            req.token === undefined
-          ) {
-            return undefined;
-          }
-          return {
-            status: 400,
-            json: {
-              error: {
-                code: "invalid_request",
-                message: "before must be a date (YYYY-MM-DD)",
-                details: { before: ["must be a date (YYYY-MM-DD)"] },
-              },
-            },
-          };
-        },
-      }),
-  },
-  {
     id: "before-rolling-out-strict-params",
     kind: "benign",
     area: "lists",
-    knownGap:
-      'lists.before fails a 400 to before, but before is "being added to endpoints progressively" (§4) and unknown parameters may get 400 (spec-gaps #11, PROBE): a list without before yet, on such a server, refuses the probe.',
     description:
       'before exists on invoices and expenses only so far (§4 "added progressively"), and unknown query parameters get 400',
     build: (env) =>
@@ -2274,8 +2266,6 @@ const benign: Variant[] = [
     id: "sequential-ids-per-org",
     kind: "benign",
     area: "formats",
-    knownGap:
-      "isolation.contacts also matches organization 1's items by the created contact's id; ids need only be unique within a list (spec-gaps #3), so organization 1's own contact with the same number reads as a leak.",
     description:
       'ids are per-organization sequence numbers ("1", "2", …), org_boreal holding 150 archived contacts',
     build: async (env) => {

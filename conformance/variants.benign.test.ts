@@ -1,41 +1,13 @@
-import { describe, expect, it } from "vitest";
-import {
-  BENIGN,
-  REFERENCE_AS_IS,
-  limitConcurrency,
-  runVariant,
-  verdictProblem,
-} from "./test-support/variants.js";
+import { expect, it } from "vitest";
+import { describeVariants, slot, TIMEOUT_MS } from "./test-support/describe-variants.js";
+import { BENIGN, REFERENCE_AS_IS, runVariant, verdictProblem } from "./test-support/variants.js";
 
 /**
  * The kit must never fail a server for answering an open point another legal way: each benign variant
  * passes the whole catalogue in the spec profile. And the reference itself passes both profiles, strict.
  */
 
-// As in the violation files: a few runs at a time, each burst still outrunning the limit.
-const slot = limitConcurrency(3);
-const TIMEOUT_MS = 90_000;
-
-describe.concurrent("the kit passes legal variants", () => {
-  it.each(BENIGN.filter((v) => v.knownGap === undefined).map((v) => [v.description, v] as const))(
-    "%s",
-    async (_description, variant) => {
-      const run = await slot(() => runVariant(variant));
-      expect(verdictProblem(variant, run)).toBeUndefined();
-    },
-    TIMEOUT_MS,
-  );
-
-  const gaps = BENIGN.filter((v) => v.knownGap !== undefined);
-  it.runIf(gaps.length > 0).each(gaps.map((v) => [v.description, v] as const))(
-    "known kit gap, failed for now: %s",
-    async (_description, variant) => {
-      const run = await slot(() => runVariant(variant));
-      expect(verdictProblem(variant, run)).toBeUndefined();
-    },
-    TIMEOUT_MS,
-  );
-
+describeVariants("the kit passes legal variants", BENIGN, () => {
   it.each(["spec", "reference"] as const)(
     "the reference as it is passes the %s profile with --strict and --slow",
     async (profile) => {

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { describeVariants, slot, TIMEOUT_MS } from "./test-support/describe-variants.js";
-import { BENIGN, REFERENCE_AS_IS, runVariant, verdictProblem } from "./test-support/variants.js";
+import { BENIGN, REFERENCE_AS_IS, runVariant, verdictProblem } from "./test-support/variants/index.js";
 
 /**
  * The kit must never fail a server for answering an open point another legal way: each benign variant

@@ -1,5 +1,5 @@
 import { describeVariants } from "./test-support/describe-variants.js";
-import { VIOLATIONS } from "./test-support/variants.js";
+import { VIOLATIONS } from "./test-support/variants/index.js";
 
 /** The kit against broken references: tokens, isolation, CORS, bodies, the rate limit (see variants.violations.test.ts). */
 describeVariants(

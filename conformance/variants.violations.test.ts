@@ -1,5 +1,5 @@
 import { describeVariants } from "./test-support/describe-variants.js";
-import { VIOLATIONS } from "./test-support/variants.js";
+import { VIOLATIONS } from "./test-support/variants/index.js";
 
 /**
  * The kit against deliberately broken references (spec profile; --strict only for the SHOULD rules):

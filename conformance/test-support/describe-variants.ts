@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { limitConcurrency, runVariant, verdictProblem, type Variant } from "./variants.js";
+import { limitConcurrency, runVariant, verdictProblem, type Variant } from "./variants/index.js";
 
 /**
  * Each variant run is a server and a paced client in this one process: a few at a time use the time

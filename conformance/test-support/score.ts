@@ -8,10 +8,10 @@ import {
   verdictProblem,
   type Variant,
   type Verdict,
-} from "./variants.js";
+} from "./variants/index.js";
 
 /**
- * The kit's mutation score: every variant of variants.ts run through the whole kit (spec profile;
+ * The kit's mutation score: every variant of variants/ run through the whole kit (spec profile;
  * --strict for the variants that break a SHOULD), with a table of what each run found.
  *
  *   npx tsx conformance/test-support/score.ts [--concurrency 2] [variant-id ...]

@@ -1,0 +1,269 @@
+import type { Organization } from "../../../src/domain/model.js";
+import type { ManifestToken } from "../../../src/fixtures/manifest.js";
+import type { Reference } from "../../../src/reference.js";
+import {
+  CONTACTS,
+  dropHeader,
+  errorReply,
+  INVOICES,
+  isCreation,
+  isList,
+  isObject,
+  mapError,
+  parseJson,
+  plain,
+  retarget,
+  tokenByLabel,
+  useToken,
+  type Variant,
+  wrap,
+} from "./harness.js";
+
+/** Variants of authentication and authorization: token states, scopes, plans (§3, §5, §7). */
+
+const ENDPOINT_SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "products:read",
+  "products:write",
+  "invoices:read",
+  "expenses:read",
+];
+
+/** An active, never-expiring token of the organization holding every scope that has an endpoint. */
+function fullTokenOf(reference: Reference, organization: string): ManifestToken {
+  const token = reference.manifest.tokens.find((t) => {
+    const held: readonly string[] = t.scopes;
+    return (
+      t.organization === organization &&
+      t.state === "active" &&
+      t.expiresAt === null &&
+      ENDPOINT_SCOPES.every((s) => held.includes(s))
+    );
+  });
+  if (token === undefined) throw new Error(`the fixtures have no full token in ${organization}`);
+  return token;
+}
+
+// ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
+
+// §7: error envelopes and codes.
+export const unauthorizedAsForbidden: Variant = {
+  id: "unauthorized-as-forbidden",
+  kind: "violation",
+  area: "auth",
+  description: "a missing, unknown, revoked or expired token gets 403 forbidden instead of 401",
+  expectFailing: ["auth.missing-token", "auth.invalid-token", "auth.revoked-token", "auth.expired-token"],
+  build: (env) => plain(env, mapError(401, retarget(403, "forbidden"))),
+};
+
+export const scopeAsNotFound: Variant = {
+  id: "scope-as-not-found",
+  kind: "violation",
+  area: "auth",
+  description: "a token lacking the endpoint's scope gets 404 not_found instead of 403",
+  expectFailing: ["auth.scope-matrix"],
+  build: (env) =>
+    plain(
+      env,
+      // The plan's 403 stays: only the scope's moves (auth.plan has its own variant).
+      mapError(
+        403,
+        retarget(404, "not_found"),
+        (req) => req.token !== undefined && req.token.organization !== "org_petitpas",
+      ),
+    ),
+};
+
+// §3 and §5: token states, scopes, plans.
+export const revokedTokenAccepted: Variant = {
+  id: "revoked-token-accepted",
+  kind: "violation",
+  area: "auth",
+  description: "a revoked token is still accepted",
+  expectFailing: ["auth.revoked-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        if (req.token?.state === "revoked") useToken(req, fullTokenOf(reference, req.token.organization));
+        return undefined;
+      },
+    });
+  },
+};
+
+export const expiredTokenAccepted: Variant = {
+  id: "expired-token-accepted",
+  kind: "violation",
+  area: "auth",
+  description: "an expired token is still accepted",
+  expectFailing: ["auth.expired-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        if (req.token?.state === "expired") useToken(req, fullTokenOf(reference, req.token.organization));
+        return undefined;
+      },
+    });
+  },
+};
+
+export const tokenWithSuffixAccepted: Variant = {
+  id: "token-with-suffix-accepted",
+  kind: "violation",
+  area: "auth",
+  description: "a valid token with characters appended is accepted (prefix comparison)",
+  expectFailing: ["auth.invalid-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        const value = /^bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+        const known = reference.manifest.tokens.find((t) => value?.startsWith(t.token) === true);
+        if (value !== undefined && known !== undefined && value !== known.token) useToken(req, known);
+        return undefined;
+      },
+    });
+  },
+};
+
+export const missingTokenDefaultOrg: Variant = {
+  id: "missing-token-default-org",
+  kind: "violation",
+  area: "auth",
+  description: "a GET without a token is served as the first organization's (a default tenant)",
+  expectFailing: ["auth.missing-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    const full = tokenByLabel(reference, "lumiere-full");
+    return wrap(reference, {
+      request(req) {
+        if (req.headers.authorization === undefined && isList(req)) useToken(req, full);
+        return undefined;
+      },
+    });
+  },
+};
+
+export const scopeNotEnforcedInvoices: Variant = {
+  id: "scope-not-enforced-invoices",
+  kind: "violation",
+  area: "auth",
+  description: "GET /api/v1/invoices does not check the invoices:read scope",
+  expectFailing: ["auth.scope-matrix"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        const token = req.token;
+        if (isList(req) && req.path === INVOICES && token !== undefined && token.state === "active") {
+          if (!token.scopes.includes("invoices:read") && token.organization !== "org_petitpas") {
+            useToken(req, fullTokenOf(reference, token.organization));
+          }
+        }
+        return undefined;
+      },
+    });
+  },
+};
+
+export const planNotEnforced: Variant = {
+  id: "plan-not-enforced",
+  kind: "violation",
+  area: "auth",
+  description: "an organization whose plan has no API access is served (org_petitpas gets 200)",
+  expectFailing: ["auth.plan"],
+  build: async (env) => {
+    const reference = await env.reference();
+    const store = reference.store;
+    const lookup = store.organization.bind(store);
+    // The data behind the API changes, not the server: the organization now reads as on a paid plan.
+    store.organization = (id: string): Organization | undefined => {
+      const org = lookup(id);
+      return org?.plan === "STARTER" ? { ...org, plan: "BUSINESS" } : org;
+    };
+    return wrap(reference);
+  },
+};
+
+// Where the kit is likeliest to look away: one direction of isolation, a reversed filter, byte counts.
+export const writeImpliesRead: Variant = {
+  id: "write-implies-read",
+  kind: "violation",
+  area: "auth",
+  description: "a token with contacts:write (products:write) may also read contacts (products)",
+  expectFailing: ["auth.scope-matrix"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        const token = req.token;
+        if (!isList(req) || token === undefined || token.state !== "active") return undefined;
+        const kind = req.path.slice("/api/v1/".length);
+        const held: readonly string[] = token.scopes;
+        if (held.includes(`${kind}:write`) && !held.includes(`${kind}:read`)) {
+          useToken(req, fullTokenOf(reference, token.organization));
+        }
+        return undefined;
+      },
+    });
+  },
+};
+
+// ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
+
+export const bearerCaseSensitive: Variant = {
+  id: "bearer-case-sensitive",
+  kind: "benign",
+  area: "auth",
+  description:
+    "the scheme must be spelled Bearer: bearer and BEARER get 401 (and no WWW-Authenticate anywhere)",
+  build: (env) =>
+    plain(
+      env,
+      {
+        request: (req) =>
+          /^bearer /i.test(req.headers.authorization ?? "") &&
+          !/^Bearer /.test(req.headers.authorization ?? "")
+            ? errorReply(401, "unauthorized", "The scheme is Bearer")
+            : undefined,
+      },
+      dropHeader("www-authenticate"),
+    ),
+};
+
+export const validationBeforeScope: Variant = {
+  id: "validation-before-scope",
+  kind: "benign",
+  area: "auth",
+  description: "an invalid body is refused (400) before the scope is judged (403), spec-gaps #26",
+  build: (env) =>
+    plain(env, {
+      readBody: true,
+      request(req) {
+        const token = req.token;
+        if (!isCreation(req) || token === undefined || req.body === undefined) return undefined;
+        const held: readonly string[] = token.scopes;
+        const body = parseJson(req.body);
+        const required = req.path === CONTACTS ? ["type", "name"] : ["sku", "name", "unitPrice"];
+        const missing = isObject(body) ? required.filter((f) => !(f in body)) : required;
+        if (
+          held.includes(req.path === CONTACTS ? "contacts:write" : "products:write") ||
+          missing.length === 0
+        )
+          return undefined;
+        return {
+          status: 400,
+          json: {
+            error: {
+              code: "invalid_request",
+              message: "Invalid body",
+              details: Object.fromEntries(missing.map((f) => [f, ["is required"]])),
+            },
+          },
+        };
+      },
+    }),
+};

@@ -1,0 +1,325 @@
+import {
+  errorOf,
+  errorReply,
+  INVOICES,
+  isObject,
+  LIST_PATHS,
+  mapError,
+  mapJsonBody,
+  parseJson,
+  plain,
+  retarget,
+  setJson,
+  type Variant,
+} from "./harness.js";
+
+/** Variants of the error answers: envelopes, codes, bad input and unavailable endpoints (§7, §4). */
+
+function isJson(bytes: Buffer): boolean {
+  return parseJson(bytes) !== undefined || bytes.toString("utf8").trim() === "null";
+}
+
+// ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
+
+// §7: error envelopes and codes.
+export const errorWithoutCode: Variant = {
+  id: "error-without-code",
+  kind: "violation",
+  area: "errors",
+  description: "error envelopes lack error.code",
+  expectFailing: ["run.error-envelope"],
+  build: (env) =>
+    plain(
+      env,
+      mapJsonBody(
+        (body) => {
+          const error = errorOf(body);
+          if (error !== undefined) delete error.code;
+          return body;
+        },
+        (res) => res.status >= 400,
+      ),
+    ),
+};
+
+export const errorAsString: Variant = {
+  id: "error-as-string",
+  kind: "violation",
+  area: "errors",
+  description: 'errors answer { "error": "<code>" } instead of an object',
+  expectFailing: ["run.error-envelope"],
+  build: (env) =>
+    plain(
+      env,
+      mapJsonBody(
+        (body) => ({ error: errorOf(body)?.code ?? "error" }),
+        (res) => res.status >= 400,
+      ),
+    ),
+};
+
+export const unknownPathAs400: Variant = {
+  id: "unknown-path-as-400",
+  kind: "violation",
+  area: "errors",
+  description: "unknown paths and methods get 400 invalid_request instead of 404",
+  expectFailing: ["errors.unknown-paths", "errors.other-methods", "versioning.unversioned-path"],
+  build: (env) => plain(env, mapError(404, retarget(400, "invalid_request"))),
+};
+
+export const invalidRequestRenamed: Variant = {
+  id: "invalid-request-renamed",
+  kind: "violation",
+  area: "errors",
+  description: "400 answers carry the code validation_error instead of invalid_request",
+  expectFailing: ["errors.malformed-json", "contacts.invalid-bodies", "run.error-envelope"],
+  build: (env) =>
+    plain(
+      env,
+      mapError(400, (error) => {
+        error.code = "validation_error";
+      }),
+    ),
+};
+
+export const detailsAsArray: Variant = {
+  id: "details-as-array",
+  kind: "violation",
+  area: "errors",
+  description: "error.details is an array of { field, messages } instead of an object",
+  expectFailing: ["run.error-envelope"],
+  build: (env) =>
+    plain(
+      env,
+      mapError(400, (error) => {
+        if (isObject(error.details)) {
+          error.details = Object.entries(error.details).map(([field, messages]) => ({ field, messages }));
+        }
+      }),
+    ),
+};
+
+// §7 and §4: bad input, unavailable endpoints.
+export const malformedJson500: Variant = {
+  id: "malformed-json-500",
+  kind: "violation",
+  area: "errors",
+  description: "malformed JSON gets 500 internal_error instead of 400",
+  expectFailing: ["errors.malformed-json", "run.no-5xx"],
+  build: (env) =>
+    plain(env, {
+      readBody: true,
+      response(res, req) {
+        if (res.status === 400 && req.method === "POST" && req.body !== undefined && !isJson(req.body)) {
+          res.status = 500;
+          setJson(res, { error: { code: "internal_error", message: "Unexpected token" } });
+        }
+      },
+    }),
+};
+
+export const malformedJsonAccepted: Variant = {
+  id: "malformed-json-accepted",
+  kind: "violation",
+  area: "errors",
+  description: "malformed JSON gets 200 with an empty record",
+  expectFailing: ["errors.malformed-json"],
+  build: (env) =>
+    plain(env, {
+      readBody: true,
+      request: (req) =>
+        req.method === "POST" && req.token !== undefined && req.body !== undefined && !isJson(req.body)
+          ? { status: 200, json: { data: {} } }
+          : undefined,
+    }),
+};
+
+export const oversizedBody413Text: Variant = {
+  id: "oversized-body-413-text",
+  kind: "violation",
+  area: "errors",
+  description: "an oversized body gets 413 as text/plain, outside the error envelope",
+  expectFailing: ["errors.body-size", "run.json-responses"],
+  build: (env) =>
+    plain(env, {
+      response(res) {
+        if (res.status !== 400 || !/exceeds the limit/.test(res.body.toString("utf8"))) return;
+        res.status = 413;
+        res.headers["content-type"] = "text/plain; charset=utf-8";
+        res.body = Buffer.from("Payload Too Large");
+      },
+    }),
+};
+
+export const contentType422: Variant = {
+  id: "content-type-422",
+  kind: "violation",
+  area: "errors",
+  description: "a POST without Content-Type: application/json gets 422 instead of 400 or 415",
+  expectFailing: ["errors.content-type"],
+  build: (env) =>
+    plain(
+      env,
+      mapError(
+        400,
+        (error, res) => {
+          res.status = 422;
+          error.code = "unprocessable_entity";
+        },
+        (req) => req.method === "POST" && !/^application\/json/i.test(req.headers["content-type"] ?? ""),
+      ),
+    ),
+};
+
+export const invoiceCreationOpen: Variant = {
+  id: "invoice-creation-open",
+  kind: "violation",
+  area: "errors",
+  description: "POST /api/v1/invoices, announced but not available, answers 201",
+  expectFailing: ["errors.announced-endpoints"],
+  build: (env) =>
+    plain(env, {
+      request: (req) =>
+        req.method === "POST" && req.path === INVOICES && req.token !== undefined
+          ? { status: 201, json: { data: { id: "inv_variant" } } }
+          : undefined,
+    }),
+};
+
+export const otherMethodsSucceed: Variant = {
+  id: "other-methods-succeed",
+  kind: "violation",
+  area: "errors",
+  description: "PUT, PATCH and DELETE succeed (200, or 204 for DELETE) on paths without an endpoint",
+  expectFailing: ["errors.other-methods"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (req.token === undefined || !["PUT", "PATCH", "DELETE"].includes(req.method)) return undefined;
+        return req.method === "DELETE" ? { status: 204 } : { status: 200, json: { data: {} } };
+      },
+    }),
+};
+
+export const unversionedAlias: Variant = {
+  id: "unversioned-alias",
+  kind: "violation",
+  area: "errors",
+  description: "/api/contacts is served like /api/v1/contacts",
+  expectFailing: ["versioning.unversioned-path"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (/^\/api\/(contacts|products|invoices|expenses)$/.test(req.path))
+          req.path = req.path.replace("/api/", "/api/v1/");
+        return undefined;
+      },
+    }),
+};
+
+// ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
+
+export const methodNotAllowed405: Variant = {
+  id: "method-not-allowed-405",
+  kind: "benign",
+  area: "errors",
+  description: "PUT, PATCH and DELETE get 405 (with Allow and the error envelope) instead of 404",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (!["PUT", "PATCH", "DELETE"].includes(req.method) || req.token === undefined) return undefined;
+        const collection = LIST_PATHS.find((p) => req.path === p || req.path.startsWith(`${p}/`));
+        if (collection === undefined) return undefined;
+        return {
+          ...errorReply(405, "method_not_allowed", `${req.method} is not allowed here`),
+          headers: { allow: req.path === collection ? "GET, POST" : "" },
+        };
+      },
+    }),
+};
+
+export const unsupportedMediaType415: Variant = {
+  id: "unsupported-media-type-415",
+  kind: "benign",
+  area: "errors",
+  description: "a POST without Content-Type: application/json gets 415 instead of 400",
+  build: (env) =>
+    plain(
+      env,
+      mapError(
+        400,
+        (error, res) => {
+          res.status = 415;
+          error.code = "unsupported_media_type";
+        },
+        (req) =>
+          req.method === "POST" && !/^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? ""),
+      ),
+    ),
+};
+
+export const payloadTooLarge413: Variant = {
+  id: "payload-too-large-413",
+  kind: "benign",
+  area: "errors",
+  description: "an oversized body gets 413 (error envelope) instead of 400",
+  build: (env) =>
+    plain(
+      env,
+      mapError(
+        400,
+        (error, res) => {
+          res.status = 413;
+          error.code = "payload_too_large";
+        },
+        (_req, res) => /exceeds the limit/.test(res.body.toString("utf8")),
+      ),
+    ),
+};
+
+export const trailingSlashAccepted: Variant = {
+  id: "trailing-slash-accepted",
+  kind: "benign",
+  area: "errors",
+  description: "paths with a trailing slash are served like those without",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (req.path.length > 1 && req.path.endsWith("/")) req.path = req.path.replace(/\/+$/, "");
+        return undefined;
+      },
+    }),
+};
+
+export const headServed: Variant = {
+  id: "head-served",
+  kind: "benign",
+  area: "errors",
+  description: "HEAD is answered like GET (headers, no body)",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        // Node leaves out the body of an answer to HEAD whatever the app writes.
+        if (req.method === "HEAD") req.method = "GET";
+        return undefined;
+      },
+    }),
+};
+
+export const detailsAsStrings: Variant = {
+  id: "details-as-strings",
+  kind: "benign",
+  area: "errors",
+  description: 'error.details maps each field to one message ("name": "is required") instead of a list',
+  build: (env) =>
+    plain(
+      env,
+      mapError(400, (error) => {
+        if (isObject(error.details)) {
+          error.details = Object.fromEntries(
+            Object.entries(error.details).map(([k, v]) => [k, Array.isArray(v) ? v.join("; ") : v]),
+          );
+        }
+      }),
+    ),
+};

@@ -1,0 +1,588 @@
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type RequestListener,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Contact } from "../../../src/domain/model.js";
+import type { ManifestToken, TokenManifest } from "../../../src/fixtures/manifest.js";
+import { createReference, type Reference } from "../../../src/reference.js";
+import { runConformance } from "../../index.js";
+import type { CheckResult, RunReport } from "../../types.js";
+
+/**
+ * Deliberately broken and deliberately different-but-legal servers, to prove the kit: each variant is
+ * the reference behind a layer that rewrites requests before the reference sees them, rewrites answers
+ * after it has written them, or changes the data behind it. The reference's own code has no switch for
+ * any of this: a variant is only ever a wrapper (the issue asks for exactly that).
+ */
+
+// ---- the harness's settings ---------------------------------------------------------------------------
+
+/**
+ * Requests per window for every variant. The burst meets a 429 only if one client sends faster than
+ * L per window: at 400 a loaded 2-core machine does not, and every variant fails ratelimit.burst. At 150
+ * a request may take 6 ms, and a full run (~450 paced requests) still takes about 3 s.
+ */
+export const RATE_LIMIT = 150;
+export const WINDOW_MS = 1000;
+/** Fixed: every run of a variant sends the same generated cases, so a verdict does not depend on luck. */
+export const SEED = 20261122;
+/** Property runs per property check: the examples already cover the boundaries, this adds variety. */
+export const NUM_RUNS = 8;
+
+// ---- what a variant is ----------------------------------------------------------------------------------
+
+export type Handler = RequestListener;
+
+export interface ReferenceSettings {
+  /** Requests per window; default RATE_LIMIT. */
+  rateLimit?: number;
+}
+
+/** What `build` gets: a factory of fresh references (each a new store) and the window they run with. */
+export interface VariantEnv {
+  rateLimit: number;
+  windowMs: number;
+  reference(settings?: ReferenceSettings): Promise<Reference>;
+}
+
+export const AREAS = [
+  "envelope",
+  "errors",
+  "formats",
+  "lists",
+  "auth",
+  "isolation",
+  "cors",
+  "input",
+  "rate-limit",
+] as const;
+export type Area = (typeof AREAS)[number];
+
+export interface Variant {
+  id: string;
+  kind: "violation" | "benign";
+  /** What the variant touches: the table of the score groups by it, the tests split by it. */
+  area: Area;
+  description: string;
+  /** Check ids the kit must fail (violations): at least one of them must be among the failing checks. */
+  expectFailing?: readonly string[];
+  /**
+   * Run with --strict: the rule broken is a SHOULD of spec-gaps, which fails a run only then. Counted
+   * apart in the score: in the default profile such a variant is legal.
+   */
+  strict?: boolean;
+  /** Also run the slow checks (ratelimit.retry-after waits one window: cheap at WINDOW_MS). */
+  slow?: boolean;
+  /**
+   * A violation the kit misses, or a legal variant it fails, today: the kit's gap, as reported to its
+   * authors. The tests expect that wrong verdict, so that the day the kit is fixed they say so and the
+   * mark comes off.
+   */
+  knownGap?: string;
+  build(env: VariantEnv): Promise<Handler>;
+}
+
+// ---- the layer: request and answer rewriting around the reference ------------------------------------
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A request as a layer sees it before the reference does; every field may be changed. */
+export interface Incoming {
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** The live header object (lower-case names): a change reaches the reference. */
+  headers: IncomingHttpHeaders;
+  /** The body, when the layer reads bodies (`readBody`) and the request has a small one. */
+  body?: Buffer;
+  /** The manifest token the Authorization header carries, if it carries one. */
+  token?: ManifestToken;
+  /** The client's address. */
+  address: string;
+}
+
+/** An answer as the reference wrote it, before it leaves. */
+export interface Outgoing {
+  status: number;
+  /** Lower-case names. */
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+}
+
+/** An answer a layer gives itself, without asking the reference. */
+export interface Reply {
+  status: number;
+  json?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Layer {
+  /** Reads request bodies (only those of at most BODY_READ_MAX bytes with a Content-Length). */
+  readBody?: boolean;
+  /** Rewrites the request in place; returning a Reply answers without the reference. */
+  request?(req: Incoming): Reply | undefined | Promise<Reply | undefined>;
+  /** Rewrites the reference's answer in place. */
+  response?(res: Outgoing, req: Incoming): void;
+}
+
+/** Bodies above this are left to the reference untouched: the size-cap checks must meet its own cap. */
+const BODY_READ_MAX = 64 * 1024;
+
+function tokenIn(headers: IncomingHttpHeaders, manifest: TokenManifest): ManifestToken | undefined {
+  const match = /^bearer (.+)$/i.exec(headers.authorization ?? "");
+  return match === null ? undefined : manifest.tokens.find((t) => t.token === match[1]);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function writeReply(res: ServerResponse, reply: Reply): void {
+  res.statusCode = reply.status;
+  // A reply stands in for the reference, CORS included: only what the variant means to break breaks.
+  res.setHeader("access-control-allow-origin", "*");
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.json === undefined) {
+    res.end();
+    return;
+  }
+  const body = Buffer.from(JSON.stringify(reply.json));
+  res.setHeader("content-type", "application/json; charset=utf-8");
+  res.setHeader("content-length", body.length);
+  res.end(body);
+}
+
+type Write = (...args: unknown[]) => unknown;
+
+/**
+ * Holds back everything the app writes (status, headers, body) until it ends, then lets `finish`
+ * rewrite it and sends the result. Express writes through setHeader, write and end only, and nothing
+ * leaves the process before end: the app sees an ordinary response.
+ */
+function capture(res: ServerResponse, finish: (out: Outgoing) => void): void {
+  const chunks: Buffer[] = [];
+  const push = (chunk: unknown, encoding: unknown): void => {
+    if (typeof chunk === "string") {
+      chunks.push(Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"));
+    } else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+  };
+  const lastCallback = (args: readonly unknown[]): (() => void) | undefined => {
+    const last = args[args.length - 1];
+    return typeof last === "function" ? (last as () => void) : undefined;
+  };
+  const writeHead: Write = (status, ...rest) => {
+    res.statusCode = Number(status);
+    // writeHead(status, [message], [headers]): the headers, if any, are the last object argument.
+    const headers = rest.find(isObject);
+    if (headers !== undefined) {
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value as string);
+    }
+    return res;
+  };
+  const write: Write = (chunk, encoding, ...rest) => {
+    push(chunk, encoding);
+    lastCallback([encoding, ...rest])?.();
+    return true;
+  };
+  const end: Write = (chunk, encoding, ...rest) => {
+    if (typeof chunk !== "function") push(chunk, encoding);
+    // Back to Node's own methods: the rewritten answer goes out through them.
+    delete (res as Partial<Record<"writeHead" | "write" | "end", unknown>>).writeHead;
+    delete (res as Partial<Record<"writeHead" | "write" | "end", unknown>>).write;
+    delete (res as Partial<Record<"writeHead" | "write" | "end", unknown>>).end;
+    const out: Outgoing = { status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks) };
+    const hadLength = out.headers["content-length"] !== undefined;
+    finish(out);
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    res.statusCode = out.status;
+    for (const [name, value] of Object.entries(out.headers)) {
+      if (value !== undefined && name !== "content-length") res.setHeader(name, value);
+    }
+    if (hadLength || out.body.length > 0) res.setHeader("content-length", out.body.length);
+    res.end(out.body, lastCallback([chunk, encoding, ...rest]));
+    return res;
+  };
+  Object.assign(res, { writeHead, write, end });
+}
+
+/** The reference behind layers: requests pass through them in order, answers in reverse order. */
+export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler {
+  const app = reference.app;
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://variant.invalid");
+    const incoming: Incoming = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      address: req.socket.remoteAddress ?? "",
+    };
+    const token = tokenIn(req.headers, reference.manifest);
+    if (token !== undefined) incoming.token = token;
+    const length = Number(req.headers["content-length"] ?? Number.NaN);
+    if (layers.some((l) => l.readBody === true) && length > 0 && length <= BODY_READ_MAX) {
+      incoming.body = await readBody(req);
+    }
+    for (const layer of layers) {
+      const reply = await layer.request?.(incoming);
+      if (reply !== undefined) {
+        writeReply(res, reply);
+        return;
+      }
+    }
+    const search = incoming.query.toString();
+    req.method = incoming.method;
+    req.url = `${incoming.path}${search === "" ? "" : `?${search}`}`;
+    if (incoming.body !== undefined) {
+      // The body has been read: body-parser then takes `req.body` as already parsed (on-finished).
+      req.headers["content-length"] = String(incoming.body.length);
+      Object.assign(req, { body: incoming.body });
+    }
+    const answering = layers.filter((l) => l.response !== undefined).reverse();
+    if (answering.length > 0) {
+      capture(res, (out) => {
+        for (const layer of answering) layer.response?.(out, incoming);
+      });
+    }
+    app(req, res);
+  };
+  return (req, res) => {
+    handle(req, res).catch(() => {
+      // A variant's own bug: an empty 599 that no check could mistake for the reference's answer.
+      if (!res.headersSent) res.statusCode = 599;
+      res.end();
+    });
+  };
+}
+
+// ---- helpers for the common rewrites -------------------------------------------------------------------
+
+export const LIST_PATHS = ["/api/v1/contacts", "/api/v1/products", "/api/v1/invoices", "/api/v1/expenses"];
+export const CONTACTS = "/api/v1/contacts";
+export const PRODUCTS = "/api/v1/products";
+export const INVOICES = "/api/v1/invoices";
+export const EXPENSES = "/api/v1/expenses";
+
+export const isList = (req: Incoming): boolean => req.method === "GET" && LIST_PATHS.includes(req.path);
+export const isCreation = (req: Incoming): boolean =>
+  req.method === "POST" && (req.path === CONTACTS || req.path === PRODUCTS);
+export const is2xx = (res: Outgoing): boolean => res.status >= 200 && res.status < 300;
+
+/** The body as JSON, or undefined when it is not JSON. */
+export function jsonOf(res: Outgoing): unknown {
+  if (res.body.length === 0) return undefined;
+  try {
+    return JSON.parse(res.body.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function setJson(res: Outgoing, value: unknown): void {
+  res.body = Buffer.from(JSON.stringify(value));
+}
+
+/** Rewrites a JSON answer's body when `when` holds. */
+export const mapJsonBody = (
+  fn: (body: unknown, res: Outgoing, req: Incoming) => unknown,
+  when: (res: Outgoing, req: Incoming) => boolean = () => true,
+): Layer => ({
+  response(res, req) {
+    const body = jsonOf(res);
+    if (body !== undefined && when(res, req)) setJson(res, fn(body, res, req));
+  },
+});
+
+/** Rewrites the status only (`mapError` changes an error's status and code together). */
+export const mapStatus = (fn: (status: number, req: Incoming, res: Outgoing) => number): Layer => ({
+  response(res, req) {
+    res.status = fn(res.status, req, res);
+  },
+});
+
+export const dropHeader = (...names: readonly string[]): Layer => ({
+  response(res) {
+    const dropped = names.map((n) => n.toLowerCase());
+    res.headers = Object.fromEntries(Object.entries(res.headers).filter(([n]) => !dropped.includes(n)));
+  },
+});
+
+/** `{ error: {...} }`, the error object of a §7 answer, if it is one. */
+export const errorOf = (body: unknown): Json | undefined =>
+  isObject(body) && isObject(body.error) ? body.error : undefined;
+
+/** Rewrites the error answers whose status is `status`: a new status and code, or any change. */
+export const mapError = (
+  status: number,
+  fn: (error: Json, res: Outgoing, req: Incoming) => void,
+  when: (req: Incoming, res: Outgoing) => boolean = () => true,
+): Layer => ({
+  response(res, req) {
+    if (res.status !== status || !when(req, res)) return;
+    const body = jsonOf(res);
+    const error = errorOf(body);
+    if (error === undefined) return;
+    fn(error, res, req);
+    setJson(res, body);
+  },
+});
+
+export const retarget = (status: number, code: string) => (error: Json, res: Outgoing) => {
+  res.status = status;
+  error.code = code;
+};
+
+/** Applies `fn` to every resource of a successful list (each item) or creation (data) answer. */
+export const mapResources = (
+  fn: (item: Json, req: Incoming) => Json,
+  where: "lists" | "creations" | "both" = "both",
+): Layer =>
+  mapJsonBody(
+    (body, _res, req) => {
+      if (!isObject(body)) return body;
+      const data = body.data;
+      if (Array.isArray(data))
+        return { ...body, data: data.map((i: unknown) => (isObject(i) ? fn(i, req) : i)) };
+      return isObject(data) ? { ...body, data: fn(data, req) } : body;
+    },
+    (res, req) =>
+      is2xx(res) && ((where !== "creations" && isList(req)) || (where !== "lists" && isCreation(req))),
+  );
+
+/** Every string anywhere in `value` through `fn`. */
+export function mapStrings(value: unknown, fn: (s: string) => string): unknown {
+  if (typeof value === "string") return fn(value);
+  if (Array.isArray(value)) return value.map((v: unknown) => mapStrings(v, fn));
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, fn)]));
+  return value;
+}
+
+/** Every object anywhere in `value` through `fn` (children first). */
+export function mapObjects(value: unknown, fn: (o: Json) => Json): unknown {
+  if (Array.isArray(value)) return value.map((v: unknown) => mapObjects(v, fn));
+  if (!isObject(value)) return value;
+  return fn(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapObjects(v, fn)])));
+}
+
+/** Rewrites the JSON body of a request before the reference reads it (the layer reads bodies). */
+export const mapRequestJson = (
+  fn: (body: Json, req: Incoming) => Json,
+  when: (req: Incoming) => boolean = isCreation,
+): Layer => ({
+  readBody: true,
+  request(req) {
+    if (req.body === undefined || !when(req)) return undefined;
+    const body = parseJson(req.body);
+    if (isObject(body)) req.body = Buffer.from(JSON.stringify(fn(body, req)));
+    return undefined;
+  },
+});
+
+export function parseJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Another token in the Authorization header. */
+export const useToken = (req: Incoming, token: ManifestToken): void => {
+  req.headers.authorization = `Bearer ${token.token}`;
+};
+
+export function tokenByLabel(reference: Reference, label: string): ManifestToken {
+  const token = reference.manifest.tokens.find((t) => t.label === label);
+  if (token === undefined) throw new Error(`the fixtures have no token ${label}`);
+  return token;
+}
+
+/** A §7 error reply. */
+export const errorReply = (status: number, code: string, message: string): Reply => ({
+  status,
+  json: { error: { code, message } },
+});
+
+export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Adds `count` old contacts to an organization's store: older than anything a run creates, so the
+ * kit's own records stay on the first page.
+ */
+export function archiveContacts(reference: Reference, organizationId: string, count: number): void {
+  const base = Date.parse("2020-01-01T00:00:00.000Z");
+  for (let i = 0; i < count; i += 1) {
+    const at = new Date(base - i * 60_000);
+    const contact: Contact = {
+      id: `con_archived${organizationId.slice(4, 8)}${String(i).padStart(5, "0")}`,
+      organizationId,
+      type: "CLIENT",
+      name: `Archived client ${i}`,
+      email: null,
+      phone: null,
+      address: null,
+      taxNumberTPS: null,
+      taxNumberTVQ: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    reference.store.addContact(contact);
+  }
+}
+
+/** The reference, plain: the start of every variant. */
+export const plain = async (env: VariantEnv, ...layers: readonly Layer[]): Promise<Handler> =>
+  wrap(await env.reference(), ...layers);
+
+// ---- running a variant -----------------------------------------------------------------------------------
+
+export interface StartedVariant {
+  baseUrl: string;
+  manifest: TokenManifest;
+  close(): Promise<void>;
+}
+
+/** Serves a handler on 127.0.0.1, an ephemeral port. */
+export async function serve(handler: Handler, manifest: TokenManifest): Promise<StartedVariant> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    manifest,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // fetch keeps connections alive; close() alone would wait for them to time out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Builds the variant on fresh references and serves it. */
+export async function startVariant(variant: Pick<Variant, "build">): Promise<StartedVariant> {
+  let manifest: TokenManifest | undefined;
+  const env: VariantEnv = {
+    rateLimit: RATE_LIMIT,
+    windowMs: WINDOW_MS,
+    async reference(settings = {}) {
+      const reference = await createReference({
+        rateLimit: { limit: settings.rateLimit ?? RATE_LIMIT, windowMs: WINDOW_MS },
+        log: () => {},
+      });
+      manifest ??= reference.manifest;
+      return reference;
+    },
+  };
+  const handler = await variant.build(env);
+  if (manifest === undefined) throw new Error("the variant built no reference");
+  return serve(handler, manifest);
+}
+
+export interface VariantRun {
+  report: RunReport;
+  /** The results that fail the run. */
+  failing: CheckResult[];
+  seconds: number;
+}
+
+export interface RunSettings {
+  profile?: "spec" | "reference";
+  strict?: boolean;
+  slow?: boolean;
+  grep?: string;
+}
+
+/** Runs the whole kit against the variant (the spec profile unless told otherwise). */
+export async function runVariant(variant: Variant, settings: RunSettings = {}): Promise<VariantRun> {
+  const started = performance.now();
+  const target = await startVariant(variant);
+  try {
+    const report = await runConformance({
+      baseUrl: target.baseUrl,
+      manifest: target.manifest,
+      profile: settings.profile ?? "spec",
+      strict: settings.strict ?? variant.strict ?? false,
+      slow: settings.slow ?? variant.slow ?? false,
+      rateLimit: RATE_LIMIT,
+      rateWindowMs: WINDOW_MS,
+      seed: SEED,
+      numRuns: NUM_RUNS,
+      ...(settings.grep === undefined ? {} : { grep: settings.grep }),
+    });
+    return {
+      report,
+      failing: report.results.filter((r) => r.failsRun),
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await target.close();
+  }
+}
+
+export type Verdict = "caught" | "caught, other checks" | "missed" | "passed" | "false alarm";
+
+/**
+ * A violation is caught when the run fails and names one of the expected checks ("caught, other
+ * checks": right verdict, wrong reason); a benign variant passes when no result fails the run.
+ */
+export function verdictOf(variant: Variant, run: VariantRun): Verdict {
+  const ids = run.failing.map((r) => r.id);
+  if (variant.kind === "benign") return ids.length === 0 ? "passed" : "false alarm";
+  if (ids.length === 0) return "missed";
+  return (variant.expectFailing ?? []).some((id) => ids.includes(id)) ? "caught" : "caught, other checks";
+}
+
+/** One line per failing result: id, level and why. */
+export function describeFailing(run: VariantRun): string {
+  if (run.failing.length === 0) return "(no failing result)";
+  return run.failing
+    .map((r) => `  ${r.id} [${r.level}]: ${r.failure?.message ?? r.skipReason ?? r.outcome}`)
+    .join("\n");
+}
+
+/** What is wrong with the kit's verdict on a variant, or undefined when it is the expected one. */
+export function verdictProblem(variant: Variant, run: VariantRun): string | undefined {
+  const verdict = verdictOf(variant, run);
+  const known = variant.knownGap !== undefined;
+  const wanted: Verdict =
+    variant.kind === "benign" ? (known ? "false alarm" : "passed") : known ? "missed" : "caught";
+  if (verdict === wanted) return undefined;
+  const expected = known
+    ? `the known ${variant.kind === "benign" ? "false alarm" : "miss"} (${variant.knownGap ?? ""}); the kit's verdict changed: take knownGap off if it is now right`
+    : variant.kind === "benign"
+      ? "no result failing the run"
+      : `a failing result among ${(variant.expectFailing ?? []).join(", ")}`;
+  return `${variant.id}: ${verdict}; expected ${expected}. Failing results:\n${describeFailing(run)}`;
+}
+
+/** At most `n` of the functions given run at once (each variant run is a server and a paced client). */
+export function limitConcurrency(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await fn();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+}

@@ -1,0 +1,328 @@
+import { Decimal } from "decimal.js";
+import {
+  CONTACTS,
+  errorReply,
+  is2xx,
+  isList,
+  isObject,
+  type Layer,
+  mapJsonBody,
+  mapRequestJson,
+  mapResources,
+  parseJson,
+  plain,
+  PRODUCTS,
+  type Variant,
+  wrap,
+} from "./harness.js";
+
+/** Variants of the validation of request bodies (§4, §8). */
+
+/** Rewrites the text of `"unitPrice": <number>` in a request body exactly (no binary float on the way). */
+const mapPriceText = (fn: (price: Decimal) => Decimal): Layer => ({
+  readBody: true,
+  request(req) {
+    if (req.body === undefined || req.method !== "POST" || req.path !== PRODUCTS) return undefined;
+    const text = req.body
+      .toString("utf8")
+      .replace(
+        /("unitPrice"\s*:\s*)(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/,
+        (_all, key: string, number: string) => `${key}${fn(new Decimal(number)).toString()}`,
+      );
+    req.body = Buffer.from(text);
+    return undefined;
+  },
+});
+
+const codePoints = (s: string): number => [...s].length;
+
+const BODY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  [CONTACTS]: ["type", "name", "email", "phone", "address", "taxNumberTPS", "taxNumberTVQ"],
+  [PRODUCTS]: ["sku", "name", "description", "type", "unitPrice", "taxable"],
+};
+
+// ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
+
+// §4 and §8: lists, filters, limits.
+export const name201Accepted: Variant = {
+  id: "name-201-accepted",
+  kind: "violation",
+  area: "input",
+  description: "a contact name of 201 characters is accepted (cut to 200)",
+  expectFailing: ["contacts.length-boundaries"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === CONTACTS && typeof body.name === "string" && codePoints(body.name) === 201
+          ? { ...body, name: [...body.name].slice(0, 200).join("") }
+          : body,
+      ),
+    ),
+};
+
+export const phone50Refused: Variant = {
+  id: "phone-50-refused",
+  kind: "violation",
+  area: "input",
+  description: "a phone of exactly 50 characters is refused (off by one)",
+  expectFailing: ["contacts.length-boundaries"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === CONTACTS && typeof body.phone === "string" && codePoints(body.phone) === 50
+          ? { ...body, phone: `${body.phone}9` }
+          : body,
+      ),
+    ),
+};
+
+export const description2001Accepted: Variant = {
+  id: "description-2001-accepted",
+  kind: "violation",
+  area: "input",
+  description: "a product description of 2001 characters is accepted (cut to 2000)",
+  expectFailing: ["products.length-boundaries"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === PRODUCTS && typeof body.description === "string" && codePoints(body.description) === 2001
+          ? { ...body, description: [...body.description].slice(0, 2000).join("") }
+          : body,
+      ),
+    ),
+};
+
+// §4 and §8: body validation.
+export const duplicateSkuAccepted: Variant = {
+  id: "duplicate-sku-accepted",
+  kind: "violation",
+  area: "input",
+  description: "a duplicate sku is accepted (stored under a suffixed sku)",
+  expectFailing: ["products.duplicate-sku"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(
+      reference,
+      mapRequestJson((body, req) => {
+        const org = req.token?.organization;
+        if (req.path !== PRODUCTS || typeof body.sku !== "string" || org === undefined) return body;
+        if (reference.store.productBySku(org, body.sku) === undefined) return body;
+        return { ...body, sku: `${body.sku.slice(0, 90)}-dup${Date.now() % 1000}` };
+      }),
+    );
+  },
+};
+
+export const negativePriceAccepted: Variant = {
+  id: "negative-price-accepted",
+  kind: "violation",
+  area: "input",
+  description: "a negative unitPrice is accepted (stored as its absolute value)",
+  expectFailing: ["products.unit-price-negative"],
+  build: (env) =>
+    plain(
+      env,
+      mapPriceText((p) => p.abs()),
+    ),
+};
+
+export const invalidEmailAccepted: Variant = {
+  id: "invalid-email-accepted",
+  kind: "violation",
+  area: "input",
+  description: "an invalid e-mail (not-an-email, a@, @b.c, a b@c.d) is accepted (dropped)",
+  expectFailing: ["contacts.email-clear-cases"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) => {
+        if (req.path !== CONTACTS || typeof body.email !== "string") return body;
+        if (/^[^\s@]+@[^\s@]+$/.test(body.email)) return body;
+        const { email: _email, ...rest } = body;
+        return rest;
+      }),
+    ),
+};
+
+export const missingTypeDefaulted: Variant = {
+  id: "missing-type-defaulted",
+  kind: "violation",
+  area: "input",
+  description: "a contact without type is created as CLIENT instead of refused",
+  expectFailing: ["contacts.invalid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === CONTACTS && !("type" in body) ? { type: "CLIENT", ...body } : body,
+      ),
+    ),
+};
+
+export const unitPriceRounded: Variant = {
+  id: "unit-price-rounded",
+  kind: "violation",
+  area: "input",
+  description: "unitPrice is rounded to 2 decimals on creation (1234.5678 reads back 1234.5700)",
+  expectFailing: ["products.unit-price-round-trip", "products.valid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapPriceText((p) => p.toDecimalPlaces(2, Decimal.ROUND_HALF_UP)),
+    ),
+};
+
+export const taxableDefaultFalse: Variant = {
+  id: "taxable-default-false",
+  kind: "violation",
+  area: "input",
+  description: "a product created without taxable is taxable false (§4: default true)",
+  expectFailing: ["products.created-listed"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === PRODUCTS && !("taxable" in body) ? { ...body, taxable: false } : body,
+      ),
+    ),
+};
+
+export const contactEmailNotEchoed: Variant = {
+  id: "contact-email-not-echoed",
+  kind: "violation",
+  area: "input",
+  description: "contact creation answers leave out the e-mail that was sent",
+  expectFailing: ["contacts.create-response", "contacts.valid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapResources((item) => {
+        const { email: _email, ...rest } = item;
+        return rest;
+      }, "creations"),
+    ),
+};
+
+export const contactNamesUppercased: Variant = {
+  id: "contact-names-uppercased",
+  kind: "violation",
+  area: "input",
+  description: "lists serve contact names upper-cased",
+  expectFailing: ["contacts.created-listed"],
+  build: (env) =>
+    plain(
+      env,
+      mapResources(
+        (item, req) =>
+          req.path === CONTACTS && typeof item.name === "string"
+            ? { ...item, name: item.name.toUpperCase() }
+            : item,
+        "lists",
+      ),
+    ),
+};
+
+export const createdContactsNotListed: Variant = {
+  id: "created-contacts-not-listed",
+  kind: "violation",
+  area: "input",
+  description: "contacts created through the API never show in the list",
+  expectFailing: ["contacts.created-listed"],
+  build: async (env) => {
+    const reference = await env.reference();
+    const started = Date.now();
+    return wrap(
+      reference,
+      mapJsonBody(
+        (body) =>
+          isObject(body) && Array.isArray(body.data)
+            ? {
+                ...body,
+                data: body.data.filter(
+                  (i: unknown) =>
+                    !(isObject(i) && typeof i.createdAt === "string" && Date.parse(i.createdAt) >= started),
+                ),
+              }
+            : body,
+        (res, req) => isList(req) && req.path === CONTACTS && is2xx(res),
+      ),
+    );
+  },
+};
+
+// Where the kit is likeliest to look away: one direction of isolation, a reversed filter, byte counts.
+export const nameLimitInBytes: Variant = {
+  id: "name-limit-in-bytes",
+  kind: "violation",
+  area: "input",
+  description: 'the contact name limit counts UTF-8 bytes: 200 characters "é" (400 bytes) are refused',
+  expectFailing: ["contacts.length-boundaries", "contacts.valid-bodies"],
+  build: (env) =>
+    plain(env, {
+      readBody: true,
+      request(req) {
+        if (req.method !== "POST" || req.path !== CONTACTS || req.body === undefined) return undefined;
+        const body = parseJson(req.body);
+        if (!isObject(body) || typeof body.name !== "string" || Buffer.byteLength(body.name) <= 200)
+          return undefined;
+        return {
+          status: 400,
+          json: {
+            error: {
+              code: "invalid_request",
+              message: "name is too long",
+              details: { name: ["too long"] },
+            },
+          },
+        };
+      },
+    }),
+};
+
+// ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
+
+export const unknownBodyFieldsIgnored: Variant = {
+  id: "unknown-body-fields-ignored",
+  kind: "benign",
+  area: "input",
+  description: "unknown fields in a POST body are ignored instead of refused",
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) => {
+        const known = BODY_FIELDS[req.path] ?? [];
+        return Object.fromEntries(Object.entries(body).filter(([k]) => known.includes(k)));
+      }),
+    ),
+};
+
+export const skuCaseInsensitive: Variant = {
+  id: "sku-case-insensitive",
+  kind: "benign",
+  area: "input",
+  description: "sku uniqueness ignores case (CFK-1 is a duplicate of cfk-1)",
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      readBody: true,
+      request(req) {
+        const org = req.token?.organization;
+        if (req.method !== "POST" || req.path !== PRODUCTS || req.body === undefined || org === undefined) {
+          return undefined;
+        }
+        const body = parseJson(req.body);
+        const sku = isObject(body) && typeof body.sku === "string" ? body.sku.toLowerCase() : undefined;
+        if (sku === undefined || !req.token?.scopes.includes("products:write")) return undefined;
+        const clash = reference.store
+          .listProducts(org, { limit: 1_000_000 })
+          .some((p) => p.sku.toLowerCase() === sku);
+        return clash
+          ? errorReply(400, "invalid_request", "sku is already used (case-insensitively)")
+          : undefined;
+      },
+    });
+  },
+};

@@ -1,0 +1,383 @@
+import { toContact } from "../../../src/serialization/resources.js";
+import {
+  archiveContacts,
+  CONTACTS,
+  errorReply,
+  EXPENSES,
+  type Incoming,
+  INVOICES,
+  is2xx,
+  isList,
+  isObject,
+  jsonOf,
+  mapJsonBody,
+  plain,
+  PRODUCTS,
+  setJson,
+  TIMESTAMP,
+  type Variant,
+  wrap,
+} from "./harness.js";
+
+/** Variants of the lists: limits, filters, `before`, order (§4, §8). */
+
+/** The `before` a reversed-filter variant read, by request. */
+const asAfter = new WeakMap<Incoming, string>();
+
+/** The query parameters §4 names for each list: anything else is "unknown" (spec-gaps #11). */
+const KNOWN_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  [CONTACTS]: ["limit", "type", "before"],
+  [PRODUCTS]: ["limit", "before"],
+  [INVOICES]: ["limit", "status", "before"],
+  [EXPENSES]: ["limit", "status", "before"],
+};
+
+// ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
+
+// §4 and §8: lists, filters, limits.
+export const limitIgnored: Variant = {
+  id: "limit-ignored",
+  kind: "violation",
+  area: "lists",
+  description: "limit is ignored: lists always hold up to 50 items",
+  expectFailing: ["lists.limit-and-filters", "lists.limit-out-of-range"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (isList(req)) req.query.delete("limit");
+        return undefined;
+      },
+    }),
+};
+
+export const limitPlusOne: Variant = {
+  id: "limit-plus-one",
+  kind: "violation",
+  area: "lists",
+  description: "limit=n returns n + 1 items (off by one)",
+  expectFailing: ["lists.limit-and-filters"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const limit = req.query.get("limit");
+        if (isList(req) && limit !== null && /^[1-9]\d*$/.test(limit) && Number(limit) < 200) {
+          req.query.set("limit", String(Number(limit) + 1));
+        }
+        return undefined;
+      },
+    }),
+};
+
+export const typeFilterIgnored: Variant = {
+  id: "type-filter-ignored",
+  kind: "violation",
+  area: "lists",
+  description: "the contacts' type filter is ignored",
+  expectFailing: ["lists.type-filter", "lists.limit-and-filters"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (isList(req) && req.path === CONTACTS) req.query.delete("type");
+        return undefined;
+      },
+    }),
+};
+
+export const statusFilterIgnored: Variant = {
+  id: "status-filter-ignored",
+  kind: "violation",
+  area: "lists",
+  description: "the invoices' and expenses' status filter is ignored",
+  expectFailing: ["lists.status-filter", "lists.limit-and-filters"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (isList(req) && req.path !== CONTACTS) req.query.delete("status");
+        return undefined;
+      },
+    }),
+};
+
+export const pageCap250: Variant = {
+  id: "page-cap-250",
+  kind: "violation",
+  area: "lists",
+  description: "the page size is capped at 250 instead of 200 (an organization with 274 contacts)",
+  expectFailing: ["lists.limit-out-of-range"],
+  build: async (env) => {
+    const reference = await env.reference();
+    archiveContacts(reference, "org_lumiere", 250);
+    return wrap(reference, {
+      request(req) {
+        const limit = Number(req.query.get("limit"));
+        const org = req.token?.organization;
+        if (!isList(req) || req.path !== CONTACTS || !(limit > 200) || org === undefined) return undefined;
+        if (req.token?.state !== "active" || !req.token.scopes.includes("contacts:read")) return undefined;
+        const type = req.query.get("type");
+        const items = reference.store
+          .listContacts(org, { limit: Math.min(Math.floor(limit), 250) })
+          .filter((c) => type === null || c.type === type);
+        return { status: 200, json: { data: items.map(toContact) } };
+      },
+    });
+  },
+};
+
+// §4: before.
+export const beforeInclusive: Variant = {
+  id: "before-inclusive",
+  kind: "violation",
+  area: "lists",
+  description: "before is inclusive: items at exactly that instant are returned",
+  expectFailing: ["lists.before"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const before = req.query.get("before");
+        if (!isList(req) || before === null || !TIMESTAMP.test(before)) return undefined;
+        req.query.set("before", new Date(Date.parse(before) + 1).toISOString());
+        return undefined;
+      },
+    }),
+};
+
+// Where the kit is likeliest to look away: one direction of isolation, a reversed filter, byte counts.
+export const beforeReversed: Variant = {
+  id: "before-reversed",
+  kind: "violation",
+  area: "lists",
+  description: "before returns the items at or after it instead of those strictly before",
+  expectFailing: ["lists.before"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (isList(req) && req.query.has("before")) {
+          asAfter.set(req, req.query.get("before") ?? "");
+          req.query.delete("before");
+          req.query.set("limit", "200");
+        }
+        return undefined;
+      },
+      response(res, req) {
+        const after = asAfter.get(req);
+        const body = jsonOf(res);
+        if (after === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return;
+        const field = req.path === INVOICES || req.path === EXPENSES ? "date" : "createdAt";
+        const kept = body.data.filter(
+          (i: unknown) =>
+            isObject(i) && typeof i[field] === "string" && Date.parse(i[field]) >= Date.parse(after),
+        );
+        setJson(res, { data: kept });
+      },
+    }),
+};
+
+export const beforeDateOnly: Variant = {
+  id: "before-date-only",
+  kind: "violation",
+  area: "lists",
+  description:
+    'before takes a date only (YYYY-MM-DD) and refuses a date-time with 400; but §4\'s pagination sets before "from the date of the last result", which is served as a date-time (2026-10-30T00:00:00.000Z), so a server supporting before must accept the served format',
+  expectFailing: ["lists.before"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const before = req.query.get("before");
+        if (
+          !isList(req) ||
+          before === null ||
+          /^\d{4}-\d{2}-\d{2}$/.test(before) ||
+          req.token === undefined
+        ) {
+          return undefined;
+        }
+        return {
+          status: 400,
+          json: {
+            error: {
+              code: "invalid_request",
+              message: "before must be a date (YYYY-MM-DD)",
+              details: { before: ["must be a date (YYYY-MM-DD)"] },
+            },
+          },
+        };
+      },
+    }),
+};
+
+export const defaultLimit100: Variant = {
+  id: "default-limit-100",
+  kind: "violation",
+  area: "lists",
+  description: "a list without limit holds up to 100 items instead of 50",
+  expectFailing: ["lists.default-limit", "lists.limit-and-filters"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (isList(req) && !req.query.has("limit")) req.query.set("limit", "100");
+        return undefined;
+      },
+    }),
+};
+
+export const limit200Refused: Variant = {
+  id: "limit-200-refused",
+  kind: "violation",
+  area: "lists",
+  description: "limit=200, the largest page, is refused with 400 (off by one)",
+  expectFailing: ["lists.limit-and-filters"],
+  build: (env) =>
+    plain(env, {
+      request: (req) =>
+        isList(req) && req.query.get("limit") === "200" && req.token !== undefined
+          ? errorReply(400, "invalid_request", "limit must be below 200")
+          : undefined,
+    }),
+};
+
+// SHOULD rules: violations only under --strict.
+export const listsOldestFirst: Variant = {
+  id: "lists-oldest-first",
+  kind: "violation",
+  area: "lists",
+  strict: true,
+  description: "lists come oldest first (SHOULD: run with --strict)",
+  expectFailing: ["lists.order"],
+  build: (env) =>
+    plain(
+      env,
+      mapJsonBody(
+        (body) =>
+          isObject(body) && Array.isArray(body.data) ? { ...body, data: [...body.data].reverse() } : body,
+        (res, req) => isList(req) && is2xx(res),
+      ),
+    ),
+};
+
+// ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
+
+export const limitClamped: Variant = {
+  id: "limit-clamped",
+  kind: "benign",
+  area: "lists",
+  description:
+    "an out-of-range limit is clamped (0 → 1, 1000 → 200, junk → 50, repeated → first) instead of 400",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const values = req.query.getAll("limit");
+        const first = values[0];
+        if (!isList(req) || first === undefined) return undefined;
+        const n = Number(first);
+        const clamped =
+          first.trim() === "" || !Number.isFinite(n) ? 50 : Math.min(200, Math.max(1, Math.floor(n)));
+        req.query.set("limit", String(clamped));
+        return undefined;
+      },
+    }),
+};
+
+export const beforeNotSupported: Variant = {
+  id: "before-not-supported",
+  kind: "benign",
+  area: "lists",
+  description: "before is not supported (ignored)",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        req.query.delete("before");
+        return undefined;
+      },
+    }),
+};
+
+export const unknownQueryParamsRefused: Variant = {
+  id: "unknown-query-params-refused",
+  kind: "benign",
+  area: "lists",
+  description: "unknown query parameters get 400 invalid_request",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const known = KNOWN_PARAMS[req.path];
+        if (req.method !== "GET" || known === undefined || req.token === undefined) return undefined;
+        const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
+        if (unknown.length === 0) return undefined;
+        return {
+          status: 400,
+          json: {
+            error: {
+              code: "invalid_request",
+              message: "Unknown query parameters",
+              details: Object.fromEntries(unknown.map((k) => [k, ["is not a known parameter"]])),
+            },
+          },
+        };
+      },
+    }),
+};
+
+export const typeFilterIncludesBoth: Variant = {
+  id: "type-filter-includes-both",
+  kind: "benign",
+  area: "lists",
+  description: "type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
+  build: (env) => {
+    const asked = new WeakMap<Incoming, { type: string; limit: number }>();
+    return plain(env, {
+      request(req) {
+        const type = req.query.get("type");
+        const limit = req.query.getAll("limit");
+        const valid = limit.length === 0 || (limit.length === 1 && /^[1-9]\d*$/.test(limit[0] ?? ""));
+        if (!isList(req) || req.path !== CONTACTS || (type !== "CLIENT" && type !== "SUPPLIER") || !valid) {
+          return undefined;
+        }
+        // The reference reads the exact type only: read the largest page, keep the type and BOTH, cut.
+        asked.set(req, { type, limit: Math.min(200, Number(limit[0] ?? 50)) });
+        req.query.delete("type");
+        req.query.set("limit", "200");
+        return undefined;
+      },
+      response(res, req) {
+        const wanted = asked.get(req);
+        const body = jsonOf(res);
+        if (wanted === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data))
+          return;
+        const kept = body.data.filter(
+          (i: unknown) => isObject(i) && (i.type === wanted.type || i.type === "BOTH"),
+        );
+        setJson(res, { data: kept.slice(0, wanted.limit) });
+      },
+    });
+  },
+};
+
+export const beforeRollingOutStrictParams: Variant = {
+  id: "before-rolling-out-strict-params",
+  kind: "benign",
+  area: "lists",
+  description:
+    'before exists on invoices and expenses only so far (§4 "added progressively"), and unknown query parameters get 400',
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        if (!isList(req) || req.token === undefined) return undefined;
+        const known = (KNOWN_PARAMS[req.path] ?? []).filter(
+          (k) => k !== "before" || req.path === INVOICES || req.path === EXPENSES,
+        );
+        const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
+        return unknown.length === 0
+          ? undefined
+          : {
+              status: 400,
+              json: {
+                error: {
+                  code: "invalid_request",
+                  message: "Unknown query parameters",
+                  details: Object.fromEntries(unknown.map((k) => [k, ["is not a known parameter"]])),
+                },
+              },
+            };
+      },
+    }),
+};

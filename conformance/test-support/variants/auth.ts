@@ -254,16 +254,12 @@ export const validationBeforeScope: Variant = {
           missing.length === 0
         )
           return undefined;
-        return {
-          status: 400,
-          json: {
-            error: {
-              code: "invalid_request",
-              message: "Invalid body",
-              details: Object.fromEntries(missing.map((f) => [f, ["is required"]])),
-            },
-          },
-        };
+        return errorReply(
+          400,
+          "invalid_request",
+          "Invalid body",
+          Object.fromEntries(missing.map((f) => [f, ["is required"]])),
+        );
       },
     }),
 };

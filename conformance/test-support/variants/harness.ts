@@ -413,9 +413,14 @@ export function tokenByLabel(reference: Reference, label: string): ManifestToken
 }
 
 /** A §7 error reply. */
-export const errorReply = (status: number, code: string, message: string): Reply => ({
+export const errorReply = (
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, string[]>,
+): Reply => ({
   status,
-  json: { error: { code, message } },
+  json: { error: { code, message, ...(details === undefined ? {} : { details }) } },
 });
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -268,16 +268,7 @@ export const nameLimitInBytes: Variant = {
         const body = parseJson(req.body);
         if (!isObject(body) || typeof body.name !== "string" || Buffer.byteLength(body.name) <= 200)
           return undefined;
-        return {
-          status: 400,
-          json: {
-            error: {
-              code: "invalid_request",
-              message: "name is too long",
-              details: { name: ["too long"] },
-            },
-          },
-        };
+        return errorReply(400, "invalid_request", "name is too long", { name: ["too long"] });
       },
     }),
 };

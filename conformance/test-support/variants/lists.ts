@@ -19,6 +19,15 @@ import {
   wrap,
 } from "./harness.js";
 
+/** The 400 of a server that refuses unknown query parameters (spec-gaps #11 lets it). */
+const unknownParams = (names: readonly string[]) =>
+  errorReply(
+    400,
+    "invalid_request",
+    "Unknown query parameters",
+    Object.fromEntries(names.map((k) => [k, ["is not a known parameter"]])),
+  );
+
 /** Variants of the lists: limits, filters, `before`, order (§4, §8). */
 
 /** The `before` a reversed-filter variant read, by request. */
@@ -191,16 +200,9 @@ export const beforeDateOnly: Variant = {
         ) {
           return undefined;
         }
-        return {
-          status: 400,
-          json: {
-            error: {
-              code: "invalid_request",
-              message: "before must be a date (YYYY-MM-DD)",
-              details: { before: ["must be a date (YYYY-MM-DD)"] },
-            },
-          },
-        };
+        return errorReply(400, "invalid_request", "before must be a date (YYYY-MM-DD)", {
+          before: ["must be a date (YYYY-MM-DD)"],
+        });
       },
     }),
 };
@@ -303,16 +305,7 @@ export const unknownQueryParamsRefused: Variant = {
         if (req.method !== "GET" || known === undefined || req.token === undefined) return undefined;
         const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
         if (unknown.length === 0) return undefined;
-        return {
-          status: 400,
-          json: {
-            error: {
-              code: "invalid_request",
-              message: "Unknown query parameters",
-              details: Object.fromEntries(unknown.map((k) => [k, ["is not a known parameter"]])),
-            },
-          },
-        };
+        return unknownParams(unknown);
       },
     }),
 };
@@ -366,18 +359,7 @@ export const beforeRollingOutStrictParams: Variant = {
           (k) => k !== "before" || req.path === INVOICES || req.path === EXPENSES,
         );
         const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
-        return unknown.length === 0
-          ? undefined
-          : {
-              status: 400,
-              json: {
-                error: {
-                  code: "invalid_request",
-                  message: "Unknown query parameters",
-                  details: Object.fromEntries(unknown.map((k) => [k, ["is not a known parameter"]])),
-                },
-              },
-            };
+        return unknown.length === 0 ? undefined : unknownParams(unknown);
       },
     }),
 };

@@ -1,10 +1,10 @@
 import request from "supertest";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "./app.js";
-import { TokenRegistry } from "./auth/tokens.js";
-import { ManualClock } from "./clock.js";
+import { ManualClock, SteerableClock } from "./clock.js";
 import type { Contact } from "./domain/model.js";
 import { ERROR_STATUS, type ErrorCode } from "./errors.js";
+import { ReferenceState } from "./state.js";
 import { Store } from "./store/store.js";
 import {
   ENDPOINTS,
@@ -318,14 +318,16 @@ describe("internal errors", () => {
   }
 
   async function failingApp() {
-    const clock = new ManualClock(TEST_NOW);
-    const store = new FailingStore();
-    store.addOrganization({ id: "org_lumiere", name: "Studio Lumière inc.", plan: "BUSINESS" });
-    const tokens = new TokenRegistry({ prefix: "acct", clock });
-    const { token } = tokens.create({ organizationId: "org_lumiere", name: "t", scopes: ["contacts:read"] });
+    const state = new ReferenceState({
+      fixtures: ref.state.fixtures,
+      tokenPrefix: ref.tokens.prefix,
+      clock: new SteerableClock(new ManualClock(TEST_NOW)),
+      rateLimit: { limit: 1000, windowMs: 60_000 },
+      store: new FailingStore(),
+    });
     const lines: string[] = [];
-    const app = createApp({ store, tokens, clock, log: (line) => lines.push(line) });
-    const res = await request(app).get("/api/v1/contacts").set("Authorization", `Bearer ${token}`);
+    const app = createApp(state, { log: (line) => lines.push(line) });
+    const res = await request(app).get("/api/v1/contacts").set(ref.auth("lumiere-full"));
     return { res, lines };
   }
 

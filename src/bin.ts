@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from "commander";
-import type { AddressInfo } from "node:net";
+import { isIP, type AddressInfo } from "node:net";
+import type { Latency } from "./control/control.js";
 import { SCOPES } from "./domain/model.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { defaultFixturesDir } from "./fixtures/paths.js";
-import { createReference, DEFAULT_TOKEN_PREFIX } from "./reference.js";
+import { createReference, DEFAULT_TOKEN_PREFIX, type Reference } from "./reference.js";
 
 // The entry file: flags, listening, the banner and signals. Everything else is createApp's.
 
@@ -16,6 +17,31 @@ const port = (value: string) => {
   const n = Number(value);
   if (!/^[0-9]+$/.test(value) || n > 65_535) throw new InvalidArgumentError("must be a port from 0 to 65535");
   return n;
+};
+
+const instant = (value: string) => {
+  if (
+    !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value) ||
+    Number.isNaN(Date.parse(value))
+  ) {
+    throw new InvalidArgumentError("must be an ISO 8601 date-time with a zone, e.g. 2027-01-01T00:00:00Z");
+  }
+  return new Date(value);
+};
+const controlKey = (value: string) => {
+  if (!/^[\x21-\x7e]{16,}$/.test(value)) {
+    throw new InvalidArgumentError("must be at least 16 printable ASCII characters, without spaces");
+  }
+  return value;
+};
+const latency = (value: string): Latency => {
+  const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(value);
+  const minMs = Number(m?.[1]);
+  const maxMs = Number(m?.[2] ?? m?.[1]);
+  if (m === null || maxMs < minMs || maxMs > 60_000) {
+    throw new InvalidArgumentError("must be milliseconds, 300 or 200-800, at most 60000");
+  }
+  return { minMs, maxMs };
 };
 
 const program = new Command("accounting-reference")
@@ -47,6 +73,25 @@ const program = new Command("accounting-reference")
       .env("REFERENCE_TOKEN_PREFIX")
       .default(DEFAULT_TOKEN_PREFIX),
   )
+  .addOption(
+    new Option("--now <instant>", "start the server's clock at this ISO 8601 instant (it runs on from there)")
+      .env("REFERENCE_NOW")
+      .argParser(instant),
+  )
+  .addOption(
+    new Option(
+      "--control-key <key>",
+      "key of the control surface (/__control/); random at each start by default",
+    )
+      .env("REFERENCE_CONTROL_KEY")
+      .argParser(controlKey),
+  )
+  .addOption(new Option("--no-control", "turn the control surface (/__control/) off"))
+  .addOption(
+    new Option("--latency <ms>", "random delay before every API answer, in ms: 300 or 200-800")
+      .env("REFERENCE_LATENCY")
+      .argParser(latency),
+  )
   .addOption(new Option("-q, --quiet", "print only the base URL"))
   .showHelpAfterError();
 
@@ -57,6 +102,10 @@ const opts = program.opts<{
   fixtures: string;
   rateLimit: number;
   tokenPrefix: string;
+  now?: Date;
+  controlKey?: string;
+  control: boolean;
+  latency?: Latency;
   quiet?: boolean;
 }>();
 
@@ -65,6 +114,11 @@ try {
     fixturesDir: opts.fixtures,
     tokenPrefix: opts.tokenPrefix,
     rateLimit: { limit: opts.rateLimit, windowMs: 60_000 },
+    ...(opts.now === undefined ? {} : { now: opts.now }),
+    controlKey: opts.control ? opts.controlKey : null,
+    latency: opts.latency ?? null,
+    // A host name given to listen on names this server too (IP literals and localhost always do).
+    allowedHosts: isIP(opts.host) === 0 ? [opts.host] : [],
   });
   const server = reference.app.listen(opts.port, opts.host);
   server.once("error", (err: NodeJS.ErrnoException) => {
@@ -75,7 +129,7 @@ try {
     const { port: actual } = server.address() as AddressInfo;
     const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
     const baseUrl = `http://${host}:${actual}`;
-    console.log(opts.quiet ? baseUrl : banner(baseUrl, reference.manifest, opts.rateLimit));
+    console.log(opts.quiet ? baseUrl : banner(baseUrl, reference, opts));
   });
   const stop = (signal: string) => {
     console.error(`${signal}: closing`);
@@ -90,7 +144,12 @@ try {
   process.exit(1);
 }
 
-function banner(baseUrl: string, manifest: TokenManifest, rateLimit: number): string {
+function banner(
+  baseUrl: string,
+  reference: Reference,
+  options: { rateLimit: number; now?: Date; latency?: Latency },
+): string {
+  const manifest = reference.manifest;
   const orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
   const scopes = (list: readonly string[]) =>
     list.length === SCOPES.length ? "all" : list.length === 0 ? "none" : list.join(" ");
@@ -107,7 +166,14 @@ function banner(baseUrl: string, manifest: TokenManifest, rateLimit: number): st
   return [
     `Accounting API reference server listening on ${baseUrl}`,
     `  try: curl -H "Authorization: Bearer ${manifest.tokens[0]?.token ?? "<token>"}" ${baseUrl}/api/v1/contacts`,
-    `  rate limit: ${rateLimit} requests a minute per token; Ctrl-C stops the server`,
+    `  rate limit: ${options.rateLimit} requests a minute per token; Ctrl-C stops the server`,
+    ...(options.now === undefined ? [] : [`  clock: started at ${options.now.toISOString()}`]),
+    ...(options.latency === undefined
+      ? []
+      : [`  latency: ${options.latency.minMs}-${options.latency.maxMs} ms before every API answer`]),
+    reference.controlKey === null
+      ? "  control surface: off"
+      : `  control surface: ${baseUrl}/__control/  key: ${reference.controlKey}`,
     "",
     `Fixture tokens (test tokens, from the fixtures' tokens.json):`,
     line(header),

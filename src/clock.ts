@@ -1,6 +1,6 @@
 /**
  * Time is injected everywhere (token expiry, createdAt, the rate-limit window) so that tests and the
- * future control surface can move it without touching the process clock.
+ * control surface can move it without touching the process clock.
  */
 export interface Clock {
   now(): Date;
@@ -26,5 +26,78 @@ export class ManualClock implements Clock {
 
   set(to: Date | string | number): void {
     this.#ms = new Date(to).getTime();
+  }
+}
+
+export interface ClockState {
+  now: Date;
+  frozen: boolean;
+  /** How far this clock stands from the one it follows, in ms (0 when it was never moved). */
+  offsetMs: number;
+}
+
+/**
+ * The reference's own clock, steered by the control surface: it follows a base clock (the system's,
+ * or a test's ManualClock) at an offset, or stands still while frozen. Moving it never touches the
+ * base, so two references in one process keep their own time.
+ */
+export class SteerableClock implements Clock {
+  readonly #base: Clock;
+  readonly #startOffsetMs: number;
+  #offsetMs: number;
+  /** The instant it shows while frozen; null while it runs. */
+  #frozenAt: number | null = null;
+
+  /** `start`: the instant to show now (`--now`); the clock runs on from it. */
+  constructor(base: Clock = systemClock, start?: Date) {
+    this.#base = base;
+    this.#startOffsetMs = start === undefined ? 0 : start.getTime() - base.now().getTime();
+    this.#offsetMs = this.#startOffsetMs;
+  }
+
+  now(): Date {
+    return new Date(this.#frozenAt ?? this.#base.now().getTime() + this.#offsetMs);
+  }
+
+  get frozen(): boolean {
+    return this.#frozenAt !== null;
+  }
+
+  state(): ClockState {
+    return {
+      now: this.now(),
+      frozen: this.frozen,
+      offsetMs: this.now().getTime() - this.#base.now().getTime(),
+    };
+  }
+
+  set(to: Date | string | number): void {
+    const ms = new Date(to).getTime();
+    if (Number.isNaN(ms)) throw new RangeError(`not an instant: ${String(to)}`);
+    if (this.#frozenAt !== null) this.#frozenAt = ms;
+    else this.#offsetMs = ms - this.#base.now().getTime();
+  }
+
+  advance(ms: number): void {
+    if (!Number.isFinite(ms)) throw new RangeError(`not a duration: ${ms}`);
+    if (this.#frozenAt !== null) this.#frozenAt += ms;
+    else this.#offsetMs += ms;
+  }
+
+  /** Frozen, it shows the same instant until moved or thawed; thawed, it runs on from that instant. */
+  setFrozen(frozen: boolean): void {
+    if (frozen === this.frozen) return;
+    if (frozen) {
+      this.#frozenAt = this.now().getTime();
+    } else {
+      this.#offsetMs = (this.#frozenAt ?? 0) - this.#base.now().getTime();
+      this.#frozenAt = null;
+    }
+  }
+
+  /** Back to the time it started with (the base clock, or `--now` as if the clock had run since). */
+  restore(): void {
+    this.#frozenAt = null;
+    this.#offsetMs = this.#startOffsetMs;
   }
 }

@@ -1,75 +1,92 @@
+import { randomBytes } from "node:crypto";
 import type { Express } from "express";
 import { createApp, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT } from "./app.js";
-import { TokenRegistry } from "./auth/tokens.js";
-import { systemClock, type Clock } from "./clock.js";
-import type { IdGenerator } from "./domain/ids.js";
-import { loadFixtures, type FixtureSet } from "./fixtures/load.js";
+import type { TokenRegistry } from "./auth/tokens.js";
+import { SteerableClock, systemClock, type Clock } from "./clock.js";
+import { Control, type Latency } from "./control/control.js";
+import { drawBase62, type IdGenerator } from "./domain/ids.js";
+import { loadFixtures } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { defaultFixturesDir } from "./fixtures/paths.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
-import { Store } from "./store/store.js";
+import { ReferenceState } from "./state.js";
+import type { Store } from "./store/store.js";
 
 export const DEFAULT_TOKEN_PREFIX = "acct";
 
 export interface ReferenceOptions {
   fixturesDir?: string;
+  /** The clock the reference's own clock follows (a test's ManualClock); the system's by default. */
   clock?: Clock;
+  /** The instant the reference's clock starts at (`--now`); it runs on from there. */
+  now?: Date;
   ids?: IdGenerator;
   /** §5.1 `<token_prefix>`, without its underscore (spec-gaps #1). */
   tokenPrefix?: string;
   rateLimit?: RateLimitOptions;
   bodyLimitBytes?: number;
   log?: (line: string) => void;
+  /**
+   * The key of the control surface over HTTP: a given string, `undefined` for a random one, or
+   * `null` to leave the HTTP door closed (the in-process `control` is always there).
+   */
+  controlKey?: string | null;
+  /** A random delay before every API answer (`--latency 200-800`). */
+  latency?: Latency | null;
+  /** Host names besides IP literals and localhost that the control surface and pages answer to. */
+  allowedHosts?: readonly string[];
 }
 
 export interface Reference {
   app: Express;
+  /** The one state every door shares. */
+  state: ReferenceState;
   store: Store;
   tokens: TokenRegistry;
   /** The fixture tokens as this server accepts them (re-prefixed when `tokenPrefix` differs). */
   manifest: TokenManifest;
-  clock: Clock;
+  /** The reference's own clock: `set`, `advance`, `setFrozen`. */
+  clock: SteerableClock;
+  /** The control surface in process: reset, clock, faults, journal. */
+  control: Control;
+  /** The key the HTTP control surface wants, or null when it is closed. */
+  controlKey: string | null;
 }
+
+/** A key of 32 base62 characters (≈ 190 bits), as fresh as the server. */
+export const newControlKey = (): string => `ctl_${drawBase62((n) => randomBytes(n), 32)}`;
 
 /** The reference server, seeded from its fixtures: what `npm start` serves and the kit embeds. */
 export async function createReference(options: ReferenceOptions = {}): Promise<Reference> {
-  const clock = options.clock ?? systemClock;
+  const clock = new SteerableClock(options.clock ?? systemClock, options.now);
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
   const fixtures = await loadFixtures(options.fixturesDir ?? defaultFixturesDir(), { now: clock.now() });
-  const manifest = withPrefix(fixtures.manifest, prefix);
-  const store = seedStore(fixtures);
-  const tokens = new TokenRegistry({ prefix, clock });
-  for (const t of manifest.tokens) {
-    tokens.import({
-      token: t.token,
-      organizationId: t.organization,
-      name: t.label,
-      scopes: t.scopes,
-      expiresAt: t.expiresAt === null ? null : new Date(t.expiresAt),
-      revoked: t.state === "revoked",
-    });
-  }
-  const app = createApp({
-    store,
-    tokens,
+  const state = new ReferenceState({
+    fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
+    tokenPrefix: prefix,
     clock,
-    ...(options.ids === undefined ? {} : { ids: options.ids }),
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+  });
+  const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
+  const latency = options.latency ?? null;
+  const app = createApp(state, {
+    ...(options.ids === undefined ? {} : { ids: options.ids }),
     bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     ...(options.log === undefined ? {} : { log: options.log }),
+    control: controlKey === null ? false : { key: controlKey },
+    allowedHosts: options.allowedHosts ?? [],
+    latency,
   });
-  return { app, store, tokens, manifest, clock };
-}
-
-export function seedStore(fixtures: FixtureSet): Store {
-  const store = new Store();
-  fixtures.organizations.forEach((o) => store.addOrganization(o));
-  fixtures.accounts.forEach((a) => store.addAccount(a));
-  fixtures.contacts.forEach((c) => store.addContact(c));
-  fixtures.products.forEach((p) => store.addProduct(p));
-  fixtures.invoices.forEach((i) => store.addInvoice(i));
-  fixtures.expenses.forEach((e) => store.addExpense(e));
-  return store;
+  return {
+    app,
+    state,
+    store: state.store,
+    tokens: state.tokens,
+    manifest: state.manifest,
+    clock,
+    control: new Control(state, latency),
+    controlKey,
+  };
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */

@@ -195,6 +195,8 @@ export class TokenRegistry {
     expiresAt: Date | null;
     revoked?: boolean;
     createdAt?: Date;
+    /** A fixed id, so that a fixture token keeps its id across resets. */
+    id?: string;
   }): TokenView {
     const now = this.#clock.now().getTime();
     if (typeof input.token !== "string" || !this.#tokenRe.test(input.token)) {
@@ -215,6 +217,7 @@ export class TokenRegistry {
     }
     const hash = sha256(input.token);
     if (this.#byHash.has(hash.toString("hex"))) throw invalid("token", "token already exists");
+    if (input.id !== undefined && this.#byId.has(input.id)) throw invalid("id", "id already exists");
     const createdAt = input.createdAt?.getTime() ?? now;
     const record = this.#store(
       {
@@ -227,8 +230,18 @@ export class TokenRegistry {
       },
       input.token,
       hash,
+      input.id,
     );
     return this.#view(record, now);
+  }
+
+  /** Forgets the tokens of one organization, or every token: a reset to the fixtures re-imports them. */
+  remove(organizationId?: string): void {
+    for (const record of [...this.#byId.values()]) {
+      if (organizationId !== undefined && record.organizationId !== organizationId) continue;
+      this.#byId.delete(record.id);
+      this.#byHash.delete(record.hash.toString("hex"));
+    }
   }
 
   revoke(id: string): TokenView {
@@ -301,10 +314,11 @@ export class TokenRegistry {
     fields: Pick<TokenRecord, "organizationId" | "name" | "scopes" | "createdAt" | "expiresAt" | "revokedAt">,
     token: string,
     hash: Buffer,
+    id: string = this.#newId(),
   ): TokenRecord {
     const record: TokenRecord = {
       ...fields,
-      id: this.#newId(),
+      id,
       lastUsedAt: null,
       requestCount: 0,
       hash,

@@ -34,6 +34,10 @@ export class RollingWindowStore implements RateLimitStore {
     this.#clock = clock;
   }
 
+  get options(): RateLimitOptions {
+    return { limit: this.#limit, windowMs: this.#windowMs };
+  }
+
   increment(key: string): ClientRateLimitInfo {
     const now = this.#clock.now().getTime();
     this.#maybeSweep(now);
@@ -82,7 +86,8 @@ export class RollingWindowStore implements RateLimitStore {
  * from the injected clock, because the library reads the process clock for them, and a client told
  * to wait N seconds must be served once N seconds have passed on the server's clock.
  */
-export function rateLimitMiddleware(options: RateLimitOptions, clock: Clock): RequestHandler[] {
+export function rateLimitMiddleware(counters: RollingWindowStore, clock: Clock): RequestHandler[] {
+  const options = counters.options;
   const windowSeconds = Math.ceil(options.windowMs / 1000);
   const secondsUntil = (at: Date | undefined) =>
     Math.max(0, Math.ceil(((at?.getTime() ?? 0) - clock.now().getTime()) / 1000));
@@ -99,7 +104,7 @@ export function rateLimitMiddleware(options: RateLimitOptions, clock: Clock): Re
   const limiter = rateLimit({
     windowMs: options.windowMs,
     limit: options.limit,
-    store: new RollingWindowStore(options, clock),
+    store: counters,
     standardHeaders: false,
     legacyHeaders: false,
     keyGenerator: (_req, res) => res.locals.identity?.rateLimitKey ?? "unidentified",

@@ -90,6 +90,16 @@ export class Store {
     this.#orgs.set(organization.id, new OrganizationData(Object.freeze(organization)));
   }
 
+  /** Drops every organization and record: the first step of a reset to the fixtures. */
+  clear(): void {
+    this.#orgs.clear();
+  }
+
+  /** Drops one organization's records, keeping the organization itself (a reset of one organization). */
+  clearOrganization(id: string): void {
+    this.#orgs.set(id, new OrganizationData(this.#org(id).organization));
+  }
+
   organization(id: string): Organization | undefined {
     return this.#orgs.get(id)?.organization;
   }

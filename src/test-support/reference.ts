@@ -14,7 +14,6 @@ import { createReference, type Reference, type ReferenceOptions } from "../refer
 export const TEST_NOW = "2026-11-20T12:00:00.000Z";
 
 export interface TestReference extends Reference {
-  clock: ManualClock;
   /** The clear token of a fixture label (`lumiere-full`, `petitpas-full`, …). */
   token(label: string): string;
   /** `{ Authorization: "Bearer …" }` for a fixture label. */
@@ -45,7 +44,6 @@ export async function testReference(options: TestReferenceOptions = {}): Promise
   };
   return {
     ...reference,
-    clock,
     token: (label) => token(reference, label),
     auth: (label) => auth(reference, label),
     tokenId,

@@ -1,0 +1,156 @@
+import type {
+  ClearedView,
+  ClockView,
+  ControlDescription,
+  FaultView,
+  JournalEntryView,
+  ResetView,
+} from "./wire.js";
+
+/**
+ * A typed client of the control surface, for test runners (Playwright, Cypress, vitest) and scripts:
+ *
+ *   const control = new ControlClient({ baseUrl: "http://127.0.0.1:4010", key: process.env.CONTROL_KEY! });
+ *   await control.reset();
+ *
+ * It imports nothing of the server: only fetch and types.
+ */
+
+export interface ControlClientOptions {
+  /** The server's base URL, as the banner prints it. */
+  baseUrl: string;
+  /** The control key the banner prints (or `--control-key`). */
+  key: string;
+  fetch?: typeof fetch;
+}
+
+/** Inputs, as the surface documents them (GET /__control/ lists the operations). */
+export interface ResetRequest {
+  organization?: string;
+}
+export interface ClockRequest {
+  /** An ISO 8601 date-time with its zone. */
+  now?: string;
+  /** An ISO 8601 duration in days to seconds: `PT61S`, `P1D`, `-PT5M`. */
+  advance?: string;
+  frozen?: boolean;
+}
+export type ErrorStatus = 400 | 401 | 403 | 404 | 429 | 500;
+export type ErrorCodeName =
+  | "invalid_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "rate_limited"
+  | "internal_error";
+export interface FaultRequest {
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "HEAD";
+  /** An API path, `/api/v1/…`, matched exactly. */
+  path?: string;
+  /** A token's label. */
+  token?: string;
+  organization?: string;
+  /** How many matching requests it takes (1 by default). */
+  times?: number;
+  status?: ErrorStatus;
+  code?: ErrorCodeName;
+  message?: string;
+  /** Seconds, for a 429 (1 by default). */
+  retryAfter?: number;
+  delayMs?: number;
+  drop?: true;
+}
+export interface JournalRequest {
+  path?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** A refusal of the control surface, in the API's error envelope. */
+export class ControlError extends Error {
+  override readonly name = "ControlError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, string[]>,
+  ) {
+    super(message);
+  }
+}
+
+export class ControlClient {
+  readonly #base: string;
+  readonly #key: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: ControlClientOptions) {
+    this.#base = `${options.baseUrl.replace(/\/+$/, "")}/__control`;
+    this.#key = options.key;
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  describe(): Promise<ControlDescription> {
+    return this.#call("GET", "/");
+  }
+  reset(input: ResetRequest = {}): Promise<ResetView> {
+    return this.#call("POST", "/reset", input);
+  }
+  clock(): Promise<ClockView> {
+    return this.#call("GET", "/clock");
+  }
+  setClock(input: ClockRequest): Promise<ClockView> {
+    return this.#call("PUT", "/clock", input);
+  }
+  /** Moves the clock by an ISO 8601 duration, `PT61S`. */
+  advanceClock(duration: string): Promise<ClockView> {
+    return this.setClock({ advance: duration });
+  }
+  restoreClock(): Promise<ClockView> {
+    return this.#call("DELETE", "/clock");
+  }
+  addFault(input: FaultRequest): Promise<FaultView> {
+    return this.#call("POST", "/faults", input);
+  }
+  faults(): Promise<FaultView[]> {
+    return this.#call("GET", "/faults");
+  }
+  clearFaults(): Promise<ClearedView> {
+    return this.#call("DELETE", "/faults");
+  }
+  journal(filter: JournalRequest = {}): Promise<JournalEntryView[]> {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
+    const qs = query.toString();
+    return this.#call("GET", qs === "" ? "/journal" : `/journal?${qs}`);
+  }
+  clearJournal(): Promise<ClearedView> {
+    return this.#call("DELETE", "/journal");
+  }
+
+  async #call<T>(method: string, path: string, body?: object): Promise<T> {
+    const res = await this.#fetch(`${this.#base}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${this.#key}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const parsed: unknown = await res.json().catch(() => undefined);
+    if (!res.ok) {
+      const error = (
+        parsed as { error?: { code?: string; message?: string; details?: Record<string, string[]> } }
+      )?.error;
+      throw new ControlError(
+        res.status,
+        error?.code ?? "unknown",
+        error?.message ?? `${method} ${path}: HTTP ${res.status}`,
+        error?.details,
+      );
+    }
+    return parsed as T;
+  }
+}
+
+export type { ClearedView, ClockView, ControlDescription, FaultView, JournalEntryView, ResetView };

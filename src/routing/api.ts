@@ -1,0 +1,54 @@
+import express, { type RequestHandler, type Router } from "express";
+import { authenticate, identify } from "../auth/authenticate.js";
+import type { Latency } from "../control/control.js";
+import { addLatency, injectFaults, journalRequests } from "../control/middleware.js";
+import { Accounting } from "../domain/accounting.js";
+import type { IdGenerator } from "../domain/ids.js";
+import type { ReferenceState } from "../state.js";
+import { corsMiddleware } from "./cors.js";
+import { errorHandler, notFound } from "./errors.js";
+import { rateLimitMiddleware } from "./rate-limit.js";
+import { buildRouter } from "./router.js";
+import { buildRoutes } from "./routes.js";
+
+export interface ApiDoorOptions {
+  ids: IdGenerator;
+  bodyLimitBytes: number;
+  latency: Latency | null;
+  log: (line: string) => void;
+}
+
+/**
+ * Every path under /api is the API's, so that a wrong version or a typo gets the API's own answers
+ * (CORS, 401 before 404) rather than those of the pages beside it.
+ */
+export const isApiPath = (path: string): boolean => path === "/api" || path.startsWith("/api/");
+
+/** HEAD has no endpoint in §4; Express would otherwise answer it from the GET route. */
+const rejectHead: RequestHandler = (req, res, next) =>
+  req.method === "HEAD" ? notFound(req, res, next) : next();
+
+/** The API door: the pipeline of §4, §5, §7 and §8 over the reference state. */
+export function apiDoor(state: ReferenceState, options: ApiDoorOptions): Router {
+  const accounting = new Accounting({ store: state.store, clock: state.clock, ids: options.ids });
+  const api = express.Router({ strict: true, caseSensitive: true });
+  api.use((req, _res, next) => (isApiPath(req.path) ? next() : next("router")));
+
+  // The journal first, so that it sees every request, pre-flights and refusals included.
+  api.use(journalRequests(state));
+  if (options.latency !== null) api.use(addLatency(options.latency));
+  // The pipeline, in the precedence of spec-gaps #26: CORS, then the rate limit (counted before
+  // anything can fail), the token (401), the plan (403), then per route scope, input and handler.
+  // Faults come once the token is known (they may aim at one) and before the rate limit, which
+  // they do not count against.
+  api.use(corsMiddleware());
+  api.use(identify(state.tokens));
+  api.use(injectFaults(state));
+  api.use(...rateLimitMiddleware(state.rateLimits, state.clock));
+  api.use(authenticate(state.store));
+  api.use(rejectHead);
+  api.use(buildRouter(buildRoutes(accounting), options.bodyLimitBytes));
+  api.use(notFound);
+  api.use(errorHandler(options.log));
+  return api;
+}

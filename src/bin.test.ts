@@ -104,8 +104,47 @@ describe("accounting-reference (bin)", () => {
       "REFERENCE_FIXTURES",
       "REFERENCE_RATE_LIMIT",
       "REFERENCE_TOKEN_PREFIX",
+      "REFERENCE_NOW",
+      "REFERENCE_CONTROL_KEY",
+      "REFERENCE_LATENCY",
     ]) {
       expect(help.output().stdout).toContain(env);
     }
+  });
+
+  it("prints the control surface's key and serves the surface with it, on the clock --now gives", async () => {
+    const run = start(["--port", "0", "--now", "2027-03-01T09:00:00Z", "--latency", "0-5"]);
+    const [, baseUrl = "", key = ""] = await run.waitFor(
+      /control surface: (http:\/\/127\.0\.0\.1:\d+)\/__control\/\s+key: (ctl_\w+)/,
+    );
+    expect(run.output().stdout).toContain("clock: started at 2027-03-01T09:00:00.000Z");
+    expect(run.output().stdout).toContain("latency: 0-5 ms");
+    const clock = await fetch(`${baseUrl}/__control/clock`, { headers: { Authorization: `Bearer ${key}` } });
+    const now = ((await clock.json()) as { now: string }).now;
+    expect(now.startsWith("2027-03-01T09:0")).toBe(true);
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+  });
+
+  it("takes a fixed control key, or none with --no-control", async () => {
+    const fixed = start(["--port", "0"], { REFERENCE_CONTROL_KEY: "my-own-control-key-123" });
+    await fixed.waitFor(/key: my-own-control-key-123$/m);
+    const off = start(["--port", "0", "--no-control"]);
+    const [, baseUrl = ""] = await off.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    await off.waitFor(/control surface: off/);
+    const res = await fetch(`${baseUrl}/__control/`, {
+      headers: { Authorization: "Bearer my-own-control-key-123" },
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it.each([
+    ["--now", "tomorrow", "ISO 8601"],
+    ["--control-key", "short", "at least 16"],
+    ["--latency", "800-200", "milliseconds"],
+  ])("refuses %s %s with a message", async (flag, value, message) => {
+    const bad = start([flag, value]);
+    expect(await bad.exited).not.toBe(0);
+    expect(bad.output().stderr).toContain(message);
   });
 });

@@ -84,6 +84,19 @@ describe("the packed kit", () => {
       const help = await sh("npx", ["conformance", "--help"], project);
       expect(help.code, help.stderr).toBe(0);
       expect(help.stdout).toContain("Usage: conformance [options]");
+
+      // The control surface's typed client is its own entry point, for test runners.
+      const client = await sh(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          'import { ControlClient } from "accounting-api-reference/control"; console.log(typeof ControlClient);',
+        ],
+        project,
+      );
+      expect(client.code, client.stderr).toBe(0);
+      expect(client.stdout.trim()).toBe("function");
     },
   );
 });

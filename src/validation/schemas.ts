@@ -138,9 +138,22 @@ const limit = z
  * Becomes ms since the epoch, the unit the store's order keys use.
  */
 const before = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: "must be an ISO 8601 date (2026-10-30) or date-time with a zone (2026-10-30T12:00:00.000Z)",
-  })
+  .union(
+    [
+      z.iso.date(),
+      z.iso.datetime({ offset: true }).meta({
+        // JSON Schema's date-time is RFC 3339's, which needs the seconds; ISO 8601 and this server
+        // do not (2026-10-30T12:00Z). zod's own pattern, kept, says exactly what is accepted.
+        override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+          Reflect.deleteProperty(jsonSchema, "format");
+        },
+        description: "A date-time with its zone (`Z` or `±hh:mm`); seconds and fraction optional.",
+      }),
+    ],
+    {
+      error: "must be an ISO 8601 date (2026-10-30) or date-time with a zone (2026-10-30T12:00:00.000Z)",
+    },
+  )
   .meta({
     description:
       "Only items strictly before this instant: a date (midnight UTC) or a date-time with its zone. Newest-first lists end on the date of their last item; following with `before` set to it skips the rest of that day (§4 Pagination).",

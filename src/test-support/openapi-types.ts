@@ -123,11 +123,11 @@ export interface components {
        * @default PRODUCT
        * @enum {string}
        */
-      type: "PRODUCT" | "SERVICE";
+      type?: "PRODUCT" | "SERVICE";
       /** @description A JSON number, at most 4 decimals (more is refused, never rounded), read from its text without a binary float: what is sent comes back exactly as a 4-decimal string. */
       unitPrice: number;
       /** @default true */
-      taxable: boolean;
+      taxable?: boolean;
     };
     /** @description §7's error envelope with code invalid_request (HTTP 400). */
     InvalidRequestError: {

@@ -29,10 +29,19 @@ const money = z
 const instant = z.iso
   .datetime({ precision: 3 })
   .meta({ description: "An instant in UTC, milliseconds and a trailing Z (§2)." });
+/**
+ * zod renders the two checks as `allOf` of two patterns, which Prism merges into one pattern that no
+ * date matches; the twin is one anchored pattern meaning the same: a valid date, then midnight.
+ */
+const MIDNIGHT_PATTERN = `${z.regexes.date.source.replace(/\$$/, "")}T00:00:00\\.000Z$`;
 const midnight = instant.regex(/T00:00:00\.000Z$/).meta({
-  format: "date-time",
-  description: "A date, served as its midnight instant in UTC (§2).",
-  examples: ["2026-10-30T00:00:00.000Z"],
+  override: renderedAs({
+    type: "string",
+    format: "date-time",
+    pattern: MIDNIGHT_PATTERN,
+    description: "A date, served as its midnight instant in UTC (§2).",
+    examples: ["2026-10-30T00:00:00.000Z"],
+  }),
 });
 
 export const ContactJson = z

@@ -251,13 +251,13 @@ export interface components {
        * @description A date, served as its midnight instant in UTC (§2).
        * @example 2026-10-30T00:00:00.000Z
        */
-      date: string & (unknown & unknown);
+      date: string;
       /**
        * Format: date-time
        * @description A date, served as its midnight instant in UTC (§2).
        * @example 2026-10-30T00:00:00.000Z
        */
-      dueDate: string & (unknown & unknown);
+      dueDate: string;
       /** @enum {string} */
       status: "DRAFT" | "SENT" | "PAID" | "OVERDUE" | "VOIDED";
       /**
@@ -300,7 +300,7 @@ export interface components {
        * @description A date, served as its midnight instant in UTC (§2).
        * @example 2026-10-30T00:00:00.000Z
        */
-      date: string & (unknown & unknown);
+      date: string;
       /** @enum {string} */
       status: "DRAFT" | "APPROVED" | "PAID" | "REJECTED";
       /**

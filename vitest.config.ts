@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "conformance/**/*.test.ts"],
     environment: "node",
+    // Every response the HTTP tests receive is checked against openapi.json (see the file).
+    setupFiles: ["src/test-support/openapi-responses.setup.ts"],
     // Property tests print their seed on failure; keep runs deterministic unless FC_SEED is given.
     testTimeout: 30_000,
     hookTimeout: 30_000,

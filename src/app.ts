@@ -3,8 +3,10 @@ import { Control, type Latency } from "./control/control.js";
 import { controlDoor } from "./control/door.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
 import { ApiError } from "./errors.js";
+import { docsRouter } from "./pages/docs.js";
 import { apiDoor } from "./routing/api.js";
 import { errorHandler } from "./routing/errors.js";
+import { localOnly } from "./routing/local-only.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
 import type { ReferenceState } from "./state.js";
 
@@ -20,6 +22,8 @@ export interface AppOptions {
   allowedHosts?: readonly string[];
   /** A random delay before every API answer (`--latency`). */
   latency?: Latency | null;
+  /** A test token the docs page fills in for "try it". */
+  tryItToken?: string;
 }
 
 /** §8: 100 requests a minute. */
@@ -58,6 +62,9 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
       controlDoor(control, { key: options.control.key, allowedHosts: options.allowedHosts ?? [], log }),
     );
   }
+  // The docs are a page of this server like the others: local only, no CORS.
+  app.use(["/docs", "/openapi.json"], localOnly({ allowedHosts: options.allowedHosts ?? [] }));
+  app.use(docsRouter(options.tryItToken === undefined ? {} : { tryItToken: options.tryItToken }));
   // A path that belongs to no door: §7's envelope, and no CORS, since only the API has it.
   app.use((req, _res, next) =>
     next(new ApiError("not_found", `No page or endpoint ${req.method} ${req.path}`)),

@@ -7,3 +7,10 @@ export { ApiError, ERROR_STATUS, type ErrorCode } from "./errors.js";
 export { loadFixtures, FixtureError, type FixtureSet } from "./fixtures/load.js";
 export { defaultFixturesDir } from "./fixtures/paths.js";
 export { TokenManifestSchema, type TokenManifest, type ManifestToken } from "./fixtures/manifest.js";
+export {
+  buildOpenApiDocument,
+  renderOpenApiJson,
+  type OpenApiDocument,
+  type OpenApiOptions,
+} from "./openapi/document.js";
+export { docsRouter, type DocsOptions } from "./pages/docs.js";

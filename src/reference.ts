@@ -76,6 +76,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     control: controlKey === null ? false : { key: controlKey },
     allowedHosts: options.allowedHosts ?? [],
     latency,
+    ...tryItToken(state.manifest),
   });
   return {
     app,
@@ -87,6 +88,19 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     control: new Control(state, latency),
     controlKey,
   };
+}
+
+/** The docs page's "try it" uses a fixture token with every scope (a test token, printed in the banner). */
+function tryItToken(manifest: TokenManifest): { tryItToken?: string } {
+  const organizations = new Map(manifest.organizations.map((o) => [o.id, o.apiAccess]));
+  const token = manifest.tokens.find(
+    (t) =>
+      t.state === "active" &&
+      t.expiresAt === null &&
+      t.scopes.length === 8 &&
+      organizations.get(t.organization) === true,
+  );
+  return token === undefined ? {} : { tryItToken: token.token };
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */

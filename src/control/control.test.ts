@@ -278,10 +278,10 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
   it("aim at one token label or one organization", async () => {
     const ref = await reference();
     ref.control.addFault({ token: "lumiere-contacts-read", code: "forbidden", times: 3 });
-    ref.control.addFault({ organization: "org_boreal", status: 404 });
+    ref.control.addFault({ organization: "org_boreal", status: 500 });
     expectData(await api(ref, "lumiere-full"), 200);
     expectError(await api(ref, "lumiere-contacts-read"), 403, "forbidden");
-    expectError(await api(ref, "boreal-full"), 404, "not_found");
+    expectError(await api(ref, "boreal-full"), 500, "internal_error");
     expectData(await api(ref, "boreal-full"), 200);
     expect(ref.control.faults().map((f) => [f.token, f.remaining])).toEqual([["lumiere-contacts-read", 2]]);
   });

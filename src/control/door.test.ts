@@ -156,4 +156,16 @@ describe("doors", () => {
       expectError(await request(ref.app).get(path).set(ref.auth("lumiere-full")), 404, "not_found");
     },
   );
+
+  it.each(["/docs", "/openapi.json"])(
+    "serves %s to the developer only: local Host, same site, no CORS",
+    async (path) => {
+      const ref = await testReference();
+      const ok = await request(ref.app).get(path).set("Host", "127.0.0.1:4010");
+      expect(ok.status).toBe(200);
+      expect(cors(ok)).toEqual([]);
+      expectError(await request(ref.app).get(path).set("Host", "evil.example:4010"), 403, "forbidden");
+      expectError(await request(ref.app).get(path).set("Sec-Fetch-Site", "cross-site"), 403, "forbidden");
+    },
+  );
 });

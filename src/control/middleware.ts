@@ -64,7 +64,7 @@ export function journalRequests(state: ReferenceState): RequestHandler {
   };
 }
 
-/** After the token is identified (faults may name a token or an organization), before the rate limit. */
+/** After the token is identified (faults may name a token or an organization) and the request counted. */
 export function injectFaults(state: ReferenceState): RequestHandler {
   return (req: Request, res: Response, next) => {
     const { token, organization } = tokenOf(state, res);

@@ -39,12 +39,12 @@ export function apiDoor(state: ReferenceState, options: ApiDoorOptions): Router 
   if (options.latency !== null) api.use(addLatency(options.latency));
   // The pipeline, in the precedence of spec-gaps #26: CORS, then the rate limit (counted before
   // anything can fail), the token (401), the plan (403), then per route scope, input and handler.
-  // Faults come once the token is known (they may aim at one) and before the rate limit, which
-  // they do not count against.
+  // Faults come once the token is known (they may aim at one) and the request counted, so that an
+  // injected answer carries the rate-limit headers every API answer has.
   api.use(corsMiddleware());
   api.use(identify(state.tokens));
-  api.use(injectFaults(state));
   api.use(...rateLimitMiddleware(state.rateLimits, state.clock));
+  api.use(injectFaults(state));
   api.use(authenticate(state.store));
   api.use(rejectHead);
   api.use(buildRouter(buildRoutes(accounting), options.bodyLimitBytes));

@@ -1,12 +1,15 @@
 import { Decimal } from "decimal.js";
 import { z } from "zod";
 import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../domain/model.js";
+import { renderedAs } from "../openapi/json-schema.js";
 import { JsonNumber } from "./json.js";
-import { codePointLength, isBlank, isEmail, isWellFormed } from "./text.js";
+import { EMAIL_PATTERN, TEXT_PATTERN, codePointLength, isBlank, isEmail, isWellFormed } from "./text.js";
 
 /**
  * What the API accepts from clients: POST bodies (strict objects: an unknown field is an error,
  * spec-gaps #12) and list queries (unknown parameters ignored, spec-gaps #11). Limits are §8's.
+ * Each refinement, custom type and transform carries its JSON Schema twin in `.meta()`, because the
+ * OpenAPI document is generated from these schemas and zod-openapi drops refinements silently.
  */
 
 export const LIMITS = {
@@ -30,13 +33,31 @@ const text = (max: number) =>
     .string()
     .refine(isWellFormed, "must be valid Unicode text (it holds a lone surrogate)")
     .refine((s) => !isBlank(s), "must not be blank")
-    .refine((s) => codePointLength(s) <= max, `must be at most ${max} characters`);
+    .refine((s) => codePointLength(s) <= max, `must be at most ${max} characters`)
+    // JSON Schema's maxLength counts code points, as #16 does.
+    .meta({ maxLength: max, pattern: TEXT_PATTERN });
 
-const email = z.string().refine((s) => isEmail(s), "must be a valid e-mail address (WHATWG HTML definition)");
+const email = z
+  .string()
+  .refine((s) => isEmail(s), "must be a valid e-mail address (WHATWG HTML definition)")
+  .meta({
+    pattern: EMAIL_PATTERN,
+    description: "A valid e-mail address as the WHATWG HTML standard defines it (`<input type=email>`).",
+  });
 
 /** Reads the number's source text, never a binary float: every accepted value comes back exactly. */
 const unitPrice = z
   .custom<JsonNumber>((v) => v instanceof JsonNumber, "must be a number")
+  .meta({
+    override: renderedAs({
+      type: "number",
+      minimum: 0,
+      maximum: Number(LIMITS.unitPriceMax.toFixed(4)),
+      multipleOf: 0.0001,
+      description:
+        "A JSON number, at most 4 decimals (more is refused, never rounded), read from its text without a binary float: what is sent comes back exactly as a 4-decimal string.",
+    }),
+  })
   .transform((n, ctx) => {
     const value = new Decimal(n.text);
     const fail = (message: string) => {
@@ -57,25 +78,39 @@ const unitPrice = z
     return value.isZero() ? new Decimal(0) : value;
   });
 
-export const ContactCreateBody = z.strictObject({
-  type: z.enum(CONTACT_TYPES),
-  name: text(LIMITS.contactName),
-  email: email.optional(),
-  phone: text(LIMITS.contactPhone).optional(),
-  address: text(LIMITS.contactAddress).optional(),
-  taxNumberTPS: text(LIMITS.contactTaxNumber).optional(),
-  taxNumberTVQ: text(LIMITS.contactTaxNumber).optional(),
-});
+export const ContactCreateBody = z
+  .strictObject({
+    type: z.enum(CONTACT_TYPES),
+    name: text(LIMITS.contactName),
+    email: email.optional(),
+    phone: text(LIMITS.contactPhone).optional(),
+    address: text(LIMITS.contactAddress).optional(),
+    taxNumberTPS: text(LIMITS.contactTaxNumber).optional(),
+    taxNumberTVQ: text(LIMITS.contactTaxNumber).optional(),
+  })
+  .meta({
+    id: "NewContact",
+    description:
+      "A contact to create. Strings may not be blank (white space, zero-width or control characters only); lengths count Unicode code points. An unknown field is refused.",
+  });
 export type ContactCreateInput = z.infer<typeof ContactCreateBody>;
 
-export const ProductCreateBody = z.strictObject({
-  sku: text(LIMITS.productSku),
-  name: text(LIMITS.productName),
-  description: text(LIMITS.productDescription).optional(),
-  type: z.enum(PRODUCT_TYPES).default("PRODUCT"),
-  unitPrice,
-  taxable: z.boolean().default(true),
-});
+export const ProductCreateBody = z
+  .strictObject({
+    sku: text(LIMITS.productSku).meta({
+      description: "Unique among the organization's products (exact, case-sensitive match).",
+    }),
+    name: text(LIMITS.productName),
+    description: text(LIMITS.productDescription).optional(),
+    type: z.enum(PRODUCT_TYPES).default("PRODUCT"),
+    unitPrice,
+    taxable: z.boolean().default(true),
+  })
+  .meta({
+    id: "NewProduct",
+    description:
+      "A product or service to create. Strings may not be blank; lengths count Unicode code points. An unknown field is refused; a sku already used in the organization is refused with 400 invalid_request.",
+  });
 export type ProductCreateInput = z.infer<typeof ProductCreateBody>;
 
 /**
@@ -87,15 +122,41 @@ const limit = z
   .regex(/^[1-9][0-9]*$/, `must be an integer from 1 to ${LIMITS.pageMax}`)
   .transform(Number)
   .refine((n) => n <= LIMITS.pageMax, `must be an integer from 1 to ${LIMITS.pageMax}`)
-  .default(LIMITS.pageDefault);
+  .default(LIMITS.pageDefault)
+  .meta({
+    override: renderedAs({
+      type: "integer",
+      minimum: 1,
+      maximum: LIMITS.pageMax,
+      default: LIMITS.pageDefault,
+      description: `Page size, ${LIMITS.pageDefault} when absent. Written in plain decimal digits: \`050\`, \`+5\` and \`5.0\` are refused.`,
+    }),
+  });
 
 /**
  * `before` (spec-gaps #8): an ISO 8601 date (midnight UTC) or a date-time with its zone; exclusive.
  * Becomes ms since the epoch, the unit the store's order keys use.
  */
 const before = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], {
-    error: "must be an ISO 8601 date (2026-10-30) or date-time with a zone (2026-10-30T12:00:00.000Z)",
+  .union(
+    [
+      z.iso.date(),
+      z.iso.datetime({ offset: true }).meta({
+        // JSON Schema's date-time is RFC 3339's, which needs the seconds; ISO 8601 and this server
+        // do not (2026-10-30T12:00Z). zod's own pattern, kept, says exactly what is accepted.
+        override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+          Reflect.deleteProperty(jsonSchema, "format");
+        },
+        description: "A date-time with its zone (`Z` or `±hh:mm`); seconds and fraction optional.",
+      }),
+    ],
+    {
+      error: "must be an ISO 8601 date (2026-10-30) or date-time with a zone (2026-10-30T12:00:00.000Z)",
+    },
+  )
+  .meta({
+    description:
+      "Only items strictly before this instant: a date (midnight UTC) or a date-time with its zone. Newest-first lists end on the date of their last item; following with `before` set to it skips the rest of that day (§4 Pagination).",
   })
   .transform((s) => Date.parse(s))
   .optional();

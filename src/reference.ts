@@ -8,6 +8,8 @@ import { drawBase62, type IdGenerator } from "./domain/ids.js";
 import { loadFixtures } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { defaultFixturesDir } from "./fixtures/paths.js";
+import { DataDir, type DataReport } from "./persistence/data-dir.js";
+import { DataError } from "./persistence/load.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
 import { ReferenceState } from "./state.js";
 import type { Store } from "./store/store.js";
@@ -35,6 +37,15 @@ export interface ReferenceOptions {
   latency?: Latency | null;
   /** Host names besides IP literals and localhost that the control surface and pages answer to. */
   allowedHosts?: readonly string[];
+  /**
+   * `--data DIR`: keep the state in this directory across restarts (seeded from the fixtures when
+   * it is empty or missing). Without it, the state lives in memory only.
+   */
+  dataDir?: string;
+  /** Tuning of the data directory (the benchmark turns compaction off). */
+  persistence?: { compactAfterBytes?: number };
+  /** A write to the data directory failed: the server can no longer keep what it answers 201 to. */
+  onPersistenceFailure?: (err: Error) => void;
 }
 
 export interface Reference {
@@ -51,6 +62,10 @@ export interface Reference {
   control: Control;
   /** The key the HTTP control surface wants, or null when it is closed. */
   controlKey: string | null;
+  /** What the data directory held at start, or null without `dataDir`. */
+  data: DataReport | null;
+  /** Writes what is pending (token usage included) and releases the data directory; a no-op without one. */
+  close(): Promise<void>;
 }
 
 /** A key of 32 base62 characters (≈ 190 bits), as fresh as the server. */
@@ -60,13 +75,26 @@ export const newControlKey = (): string => `ctl_${drawBase62((n) => randomBytes(
 export async function createReference(options: ReferenceOptions = {}): Promise<Reference> {
   const clock = new SteerableClock(options.clock ?? systemClock, options.now);
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
-  const fixtures = await loadFixtures(options.fixturesDir ?? defaultFixturesDir(), { now: clock.now() });
+  const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
+  const fixtures = await loadFixtures(fixturesDir, { now: clock.now() });
   const state = new ReferenceState({
     fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
     tokenPrefix: prefix,
     clock,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
   });
+  const dataDir =
+    options.dataDir === undefined
+      ? null
+      : await openData(state, {
+          dir: options.dataDir,
+          fixturesDir,
+          tokenPrefix: prefix,
+          ...options.persistence,
+          ...(options.onPersistenceFailure === undefined ? {} : { onFatal: options.onPersistenceFailure }),
+          // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
+          keepClock: options.now === undefined,
+        });
   const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
   const latency = options.latency ?? null;
   const app = createApp(state, {
@@ -86,7 +114,45 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     clock,
     control: new Control(state, latency),
     controlKey,
+    data: dataDir?.report ?? null,
+    close: async () => {
+      await dataDir?.close();
+    },
   };
+}
+
+/** Reads the data directory into the state, then journals every later change there. */
+async function openData(
+  state: ReferenceState,
+  options: Parameters<typeof DataDir.open>[0] & { keepClock: boolean },
+): Promise<DataDir> {
+  const started = performance.now();
+  const { dataDir, loaded } = await DataDir.open(options);
+  try {
+    let keptClock = false;
+    if (loaded !== null) {
+      state.restore(loaded.snapshot.state);
+      for (const { change, at } of loaded.changes) {
+        try {
+          state.apply(change);
+        } catch (err) {
+          throw new DataError(
+            `${at}: cannot be applied (${err instanceof Error ? err.message : String(err)})`,
+          );
+        }
+      }
+      keptClock = state.clock.setting() !== null;
+      if (!options.keepClock) state.clock.applySetting(null);
+    }
+    await dataDir.start(state, loaded, performance.now() - started);
+    state.attach(dataDir);
+    // A kept clock that --now overrides is forgotten, so that a later start without --now runs on time.
+    if (keptClock && !options.keepClock) state.clock.restore();
+    return dataDir;
+  } catch (err) {
+    await dataDir.close();
+    throw err;
+  }
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */

@@ -64,6 +64,8 @@ export interface Reference {
   controlKey: string | null;
   /** What the data directory held at start, or null without `dataDir`. */
   data: DataReport | null;
+  /** What the data directory wrote since start (changes, writes, snapshots), or null without one. */
+  dataStats(): DataDir["stats"] | null;
   /** Writes what is pending (token usage included) and releases the data directory; a no-op without one. */
   close(): Promise<void>;
 }
@@ -115,6 +117,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     control: new Control(state, latency),
     controlKey,
     data: dataDir?.report ?? null,
+    dataStats: () => dataDir?.stats ?? null,
     close: async () => {
       await dataDir?.close();
     },

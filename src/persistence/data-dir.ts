@@ -135,6 +135,7 @@ export class DataDir {
   #journalBytes = 0;
   #snapshotBytes = 0;
   #report: DataReport | undefined;
+  readonly #stats = { changes: 0, writes: 0, snapshots: 0 };
 
   private constructor(options: DataDirOptions, lock: DirLock, fixturesSha: string) {
     this.dir = options.dir;
@@ -165,6 +166,11 @@ export class DataDir {
       await lock.release();
       throw err;
     }
+  }
+
+  /** Changes journaled, journal writes (one fsync each) and snapshots written since start. */
+  get stats(): { changes: number; writes: number; snapshots: number; journalBytes: number } {
+    return { ...this.#stats, journalBytes: this.#journalBytes };
   }
 
   get report(): DataReport {
@@ -307,6 +313,8 @@ export class DataDir {
     }
     const target = this.#seq;
     const bytes = Buffer.from(this.#lines.join(""), "utf8");
+    this.#stats.changes += this.#lines.length;
+    this.#stats.writes += 1;
     this.#lines = [];
     await writeAll(journal, bytes);
     await journal.datasync();
@@ -350,6 +358,7 @@ export class DataDir {
       });
     }
     this.#snapshotBytes = Buffer.byteLength(text);
+    this.#stats.snapshots += 1;
     this.#settle(target);
   }
 

@@ -98,6 +98,13 @@ const program = new Command("accounting-reference")
       "keep the state in this folder across restarts (seeded from the fixtures when empty); in memory without it",
     ).env("REFERENCE_DATA"),
   )
+  .addOption(
+    // Tuning for tests and benchmarks: the default keeps the journal below the snapshot's size.
+    new Option("--compact-after <bytes>", "compact the --data journal past this many bytes")
+      .env("REFERENCE_COMPACT_AFTER")
+      .argParser(positiveInt("--compact-after"))
+      .hideHelp(),
+  )
   .addOption(new Option("-q, --quiet", "print only the base URL"))
   .showHelpAfterError();
 
@@ -113,6 +120,7 @@ const opts = program.opts<{
   control: boolean;
   latency?: Latency;
   data?: string;
+  compactAfter?: number;
   quiet?: boolean;
 }>();
 
@@ -127,6 +135,7 @@ try {
     // A host name given to listen on names this server too (IP literals and localhost always do).
     allowedHosts: isIP(opts.host) === 0 ? [opts.host] : [],
     ...(opts.data === undefined ? {} : { dataDir: opts.data }),
+    ...(opts.compactAfter === undefined ? {} : { persistence: { compactAfterBytes: opts.compactAfter } }),
     // Fail-stop: once a write to --data fails, a 201 could no longer be honest.
     onPersistenceFailure: (err) => {
       console.error(`Stopping: ${err.message}`);

@@ -218,12 +218,11 @@ describe("--data: a restart serves the same state", () => {
     expect(again.data).toMatchObject({ journalChanges: 0 });
   });
 
-  it("compacts the journal into a new snapshot once it outgrows it; a restart reads it back whole", async () => {
-    const ref = await start({ persistence: { compactAfterBytes: 0 } });
-    const snapshotBytes = (await stat(join(dir, "state.json"))).size;
+  it("compacts the journal into a new snapshot past its size limit; a restart reads it back whole", async () => {
+    const ref = await start({ persistence: { compactAfterBytes: 20_000 } });
     const at = new Date(TEST_NOW);
-    // Enough contacts that their journal lines outweigh the fixtures' snapshot, added in one go.
-    const count = Math.ceil(snapshotBytes / 150);
+    // Enough contacts that their journal lines pass the limit, added in one go.
+    const count = 200;
     for (let n = 0; n < count; n += 1) {
       ref.store.addContact({
         id: `con_bulk${n}`,

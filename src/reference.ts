@@ -44,7 +44,10 @@ export interface ReferenceOptions {
   dataDir?: string;
   /** Tuning of the data directory (the benchmark turns compaction off). */
   persistence?: { compactAfterBytes?: number };
-  /** A write to the data directory failed: the server can no longer keep what it answers 201 to. */
+  /**
+   * A write to the data directory failed: the server can no longer keep what it answers 201 to
+   * (the entry file stops the process). Logged by default.
+   */
   onPersistenceFailure?: (err: Error) => void;
 }
 
@@ -93,7 +96,8 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
           fixturesDir,
           tokenPrefix: prefix,
           ...options.persistence,
-          ...(options.onPersistenceFailure === undefined ? {} : { onFatal: options.onPersistenceFailure }),
+          // Without a handler of its own, the failure is logged and every later write answers 500.
+          onFatal: options.onPersistenceFailure ?? ((err) => (options.log ?? console.error)(err.message)),
           // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
           keepClock: options.now === undefined,
         });

@@ -249,6 +249,19 @@ describe("--data: a restart serves the same state", () => {
     expect(again.store.countContacts("org_boreal")).toBe(10 + count);
   });
 
+  it("once a write fails, says so and answers every later write with a 500, never a 201", async () => {
+    const failures: Error[] = [];
+    const ref = await start({ onPersistenceFailure: (err) => failures.push(err) });
+    await rm(dir, { recursive: true });
+    ref.control.reset(); // a snapshot, into a folder that is gone
+    await expect(ref.control.durable()).rejects.toThrow(
+      /writing the state failed .*ENOENT.*nothing more is saved/,
+    );
+    expect(failures).toHaveLength(1);
+    const res = await post(ref, "/api/v1/products", { sku: "LOST", name: "x", unitPrice: 1 });
+    expect(res.status).toBe(500);
+  });
+
   it("never writes to the fixtures, and creates a missing folder", async () => {
     const fixturesDir = await mkdtemp(join(tmpdir(), "reference-fixtures-"));
     try {

@@ -31,14 +31,17 @@ export const JOURNAL_FILE_RE = /^journal-(\d+)\.log$/;
  * An instant as `toISOString` writes it, and nothing else: the round trip is checked, so years past
  * 9999 (a clock advanced far) survive and a date that would read back differently is refused.
  */
-const instant = z.codec(
-  z.string().refine((s) => {
+const instant = z.codec(z.string(), z.date(), {
+  // One Date per instant read, checked and kept: the check is the hottest line of a start.
+  decode: (s, ctx) => {
     const d = new Date(s);
-    return !Number.isNaN(d.getTime()) && d.toISOString() === s;
-  }, "expected an instant as toISOString writes it"),
-  z.date(),
-  { decode: (s) => new Date(s), encode: (d) => d.toISOString() },
-);
+    if (Number.isNaN(d.getTime()) || d.toISOString() !== s) {
+      ctx.issues.push({ code: "custom", message: "expected an instant as toISOString writes it", input: s });
+    }
+    return d;
+  },
+  encode: (d) => d.toISOString(),
+});
 
 /** Money as its exact decimal text: never a binary float, never rounded (`toFixed()` without digits). */
 const decimal = z.codec(

@@ -194,8 +194,10 @@ function parseJson<S extends z.ZodType>(at: string, json: string, schema: S): z.
   } catch (err) {
     throw new DataError(`${at}: not JSON (${(err as Error).message})`);
   }
-  const versioned = Versioned.safeParse(value);
-  if (versioned.success && versioned.data.version !== FORMAT_VERSION) {
+  // Only headers and snapshots carry a version; a failed safeParse builds an error, too dear per record.
+  const versioned =
+    typeof value === "object" && value !== null && "version" in value ? Versioned.safeParse(value) : null;
+  if (versioned?.success === true && versioned.data.version !== FORMAT_VERSION) {
     throw new DataError(
       `${at}: format version ${String(versioned.data.version)}; this reference reads version ${FORMAT_VERSION}`,
     );

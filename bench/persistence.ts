@@ -66,18 +66,23 @@ async function creations(reference: Reference, clients: number): Promise<string>
     const before = reference.dataStats();
     const times: number[] = [];
     const started = performance.now();
+    const cpu0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: clients }, async () => {
         while (times.length < REQUESTS) times.push(await post());
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    // CPU time (client and server share this process) is steadier than wall time on a busy machine.
+    const cpuPerCreation = (cpu.user + cpu.system) / times.length;
     const after = reference.dataStats();
     const writes = before === null || after === null ? null : after.writes - before.writes;
     return [
       `${String(clients).padStart(2)} client(s): ${(times.length / seconds).toFixed(0).padStart(6)} creations/s`,
       `latency p50 ${median(times).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`,
-      writes === null ? "" : `${writes} fsyncs for ${times.length} creations`,
+      `${cpuPerCreation.toFixed(0)} µs of CPU each`,
+      ...(writes === null ? [] : [`${writes} fsyncs for ${times.length} creations`]),
     ].join(", ");
   } finally {
     server.closeAllConnections();

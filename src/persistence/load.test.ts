@@ -203,10 +203,11 @@ describe("what an interrupted snapshot leaves", () => {
     expect(await readdir(dir)).toContain("journal-2.log");
   });
 
-  it("a temporary snapshot and an older journal are removed", async () => {
+  it("a temporary snapshot, an older journal and a dead server's lock temporary are removed", async () => {
     await start().then(stop);
     await writeFile(join(dir, "state.json.123456"), "half a snapshot");
     await writeFile(join(dir, "journal-0.log"), "an old journal");
+    await writeFile(join(dir, "lock.999999999.tmp"), "999999999\n"); // no such PID: a dead server's
     const ref = await start();
     expect(ref.data?.status).toBe("loaded");
     expect((await readdir(dir)).sort()).toEqual(["journal-1.log", "lock", "state.json"]);

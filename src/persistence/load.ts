@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
+import { alive } from "./lock.js";
 import {
   FORMAT_VERSION,
   JOURNAL_FILE_RE,
@@ -102,12 +103,15 @@ export async function loadDir(dir: string): Promise<DirContents> {
       `${join(dir, journalFile(later[0] ?? 0))}: a journal newer than the snapshot (generation ${snapshot.generation}); the directory was changed by hand or by another program`,
     );
   }
-  const leftovers = names.filter(
-    (n) =>
+  const leftovers = names.filter((n) => {
+    // A lock temporary of a server starting right now is its own, not a leftover.
+    const lockTemp = /^lock\.(\d+)\.(tmp|stale)$/.exec(n);
+    if (lockTemp !== null) return !alive(Number(lockTemp[1]));
+    return (
       (n !== SNAPSHOT_FILE && n.startsWith(SNAPSHOT_FILE)) ||
-      /\.(tmp|stale)$/.test(n) ||
-      journals.some((g) => g < snapshot.generation && n === journalFile(g)),
-  );
+      journals.some((g) => g < snapshot.generation && n === journalFile(g))
+    );
+  });
 
   const name = journalFile(snapshot.generation);
   const path = join(dir, name);

@@ -25,7 +25,7 @@ export interface DirLock {
 }
 
 /** Whether a process with this PID exists (EPERM: it does, owned by another user). */
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

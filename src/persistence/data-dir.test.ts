@@ -17,18 +17,20 @@ import {
 import { DataDir, fixturesDigest, type StateSource } from "./data-dir.js";
 import type { Change } from "./format.js";
 
+let root: string;
 let dir: string;
 let clock: ManualClock;
 const open: TestReference[] = [];
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "reference-data-"));
+  root = await mkdtemp(join(tmpdir(), "reference-data-"));
+  dir = join(root, "data");
   clock = new ManualClock(TEST_NOW);
 });
 
 afterEach(async () => {
   for (const ref of open.splice(0)) await ref.close();
-  await rm(dir, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
 });
 
 /** A server on `dir`, as `--data dir` starts one; closed after the test if the test did not. */
@@ -272,8 +274,7 @@ describe("--data: a restart serves the same state", () => {
           (await readdir(fixturesDir)).map(async (n) => (await stat(join(fixturesDir, n))).mtimeMs),
         );
       const before = await mtimes();
-      await rm(dir, { recursive: true });
-      dir = join(dir, "nested", "data");
+      dir = join(root, "nested", "data");
       const ref = await start({ fixturesDir });
       expectData(await post(ref, "/api/v1/products", { sku: "X", name: "x", unitPrice: 1 }), 201);
       ref.control.reset();

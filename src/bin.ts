@@ -92,6 +92,19 @@ const program = new Command("accounting-reference")
       .env("REFERENCE_LATENCY")
       .argParser(latency),
   )
+  .addOption(
+    new Option(
+      "--data <dir>",
+      "keep the state in this folder across restarts (seeded from the fixtures when empty); in memory without it",
+    ).env("REFERENCE_DATA"),
+  )
+  .addOption(
+    // Tuning for tests and benchmarks: the default keeps the journal below the snapshot's size.
+    new Option("--compact-after <bytes>", "compact the --data journal past this many bytes")
+      .env("REFERENCE_COMPACT_AFTER")
+      .argParser(positiveInt("--compact-after"))
+      .hideHelp(),
+  )
   .addOption(new Option("-q, --quiet", "print only the base URL"))
   .showHelpAfterError();
 
@@ -106,6 +119,8 @@ const opts = program.opts<{
   controlKey?: string;
   control: boolean;
   latency?: Latency;
+  data?: string;
+  compactAfter?: number;
   quiet?: boolean;
 }>();
 
@@ -119,6 +134,13 @@ try {
     latency: opts.latency ?? null,
     // A host name given to listen on names this server too (IP literals and localhost always do).
     allowedHosts: isIP(opts.host) === 0 ? [opts.host] : [],
+    ...(opts.data === undefined ? {} : { dataDir: opts.data }),
+    ...(opts.compactAfter === undefined ? {} : { persistence: { compactAfterBytes: opts.compactAfter } }),
+    // Fail-stop: once a write to --data fails, a 201 could no longer be honest.
+    onPersistenceFailure: (err) => {
+      console.error(`Stopping: ${err.message}`);
+      process.exit(1);
+    },
   });
   const server = reference.app.listen(opts.port, opts.host);
   server.once("error", (err: NodeJS.ErrnoException) => {
@@ -130,10 +152,20 @@ try {
     const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
     const baseUrl = `http://${host}:${actual}`;
     console.log(opts.quiet ? baseUrl : banner(baseUrl, reference, opts));
+    if (opts.quiet && reference.data?.torn) console.error(stateLines(reference, opts.fixtures).join("\n"));
   });
   const stop = (signal: string) => {
     console.error(`${signal}: closing`);
-    server.close(() => process.exit(0));
+    // Whatever is queued (token usage included) is written and the data folder's lock released.
+    server.close(() => {
+      reference.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(`Closing ${opts.data ?? ""}: ${err instanceof Error ? err.message : String(err)}`);
+          process.exit(1);
+        },
+      );
+    });
     server.closeAllConnections();
   };
   process.once("SIGINT", () => stop("SIGINT"));
@@ -144,10 +176,43 @@ try {
   process.exit(1);
 }
 
+/** Which state is served and from where; a dropped torn record is said here. */
+function stateLines(reference: Reference, fixturesDir: string): string[] {
+  const data = reference.data;
+  if (data === null) {
+    return [`  state: in memory, from the fixtures in ${fixturesDir} (--data DIR keeps it across restarts)`];
+  }
+  const lines =
+    data.status === "new"
+      ? [
+          `  state: new in ${data.dir}, seeded from the fixtures in ${data.seededFrom}; every change is kept there`,
+        ]
+      : [
+          `  state: loaded from ${data.dir} (snapshot of ${data.snapshotWrittenAt?.toISOString() ?? "?"} + ${data.journalChanges} journaled changes, ${Math.round(data.loadMs)} ms), seeded from ${data.seededFrom}`,
+        ];
+  if (data.torn !== null) {
+    lines.push(
+      `  state: dropped the torn last record of ${data.torn.file} (record ${data.torn.record}, ${data.torn.bytes} bytes: ${data.torn.reason}); a write cut by a crash, never acknowledged`,
+    );
+  }
+  const clock = reference.clock.state();
+  if (data.status === "loaded" && reference.clock.setting() !== null) {
+    lines.push(
+      `  clock: as kept in ${data.dir}, now ${clock.now.toISOString()}${clock.frozen ? " (frozen)" : ""}`,
+    );
+  }
+  if (data.fixturesChanged) {
+    lines.push(
+      `  state: the fixtures in ${fixturesDir} have changed since; POST /__control/reset loads them`,
+    );
+  }
+  return lines;
+}
+
 function banner(
   baseUrl: string,
   reference: Reference,
-  options: { rateLimit: number; now?: Date; latency?: Latency },
+  options: { rateLimit: number; now?: Date; latency?: Latency; fixtures: string },
 ): string {
   const manifest = reference.manifest;
   const orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
@@ -167,6 +232,7 @@ function banner(
     `Accounting API reference server listening on ${baseUrl}`,
     `  try: curl -H "Authorization: Bearer ${manifest.tokens[0]?.token ?? "<token>"}" ${baseUrl}/api/v1/contacts`,
     `  rate limit: ${options.rateLimit} requests a minute per token; Ctrl-C stops the server`,
+    ...stateLines(reference, options.fixtures),
     ...(options.now === undefined ? [] : [`  clock: started at ${options.now.toISOString()}`]),
     ...(options.latency === undefined
       ? []

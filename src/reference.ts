@@ -8,6 +8,8 @@ import { drawBase62, type IdGenerator } from "./domain/ids.js";
 import { loadFixtures } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { defaultFixturesDir } from "./fixtures/paths.js";
+import { DataDir, type DataReport } from "./persistence/data-dir.js";
+import { DataError } from "./persistence/load.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
 import { ReferenceState } from "./state.js";
 import type { Store } from "./store/store.js";
@@ -35,6 +37,18 @@ export interface ReferenceOptions {
   latency?: Latency | null;
   /** Host names besides IP literals and localhost that the control surface and pages answer to. */
   allowedHosts?: readonly string[];
+  /**
+   * `--data DIR`: keep the state in this directory across restarts (seeded from the fixtures when
+   * it is empty or missing). Without it, the state lives in memory only.
+   */
+  dataDir?: string;
+  /** Tuning of the data directory (the benchmark turns compaction off). */
+  persistence?: { compactAfterBytes?: number };
+  /**
+   * A write to the data directory failed: the server can no longer keep what it answers 201 to
+   * (the entry file stops the process). Logged by default.
+   */
+  onPersistenceFailure?: (err: Error) => void;
 }
 
 export interface Reference {
@@ -51,6 +65,12 @@ export interface Reference {
   control: Control;
   /** The key the HTTP control surface wants, or null when it is closed. */
   controlKey: string | null;
+  /** What the data directory held at start, or null without `dataDir`. */
+  data: DataReport | null;
+  /** What the data directory wrote since start (changes, writes, snapshots), or null without one. */
+  dataStats(): DataDir["stats"] | null;
+  /** Writes what is pending (token usage included) and releases the data directory; a no-op without one. */
+  close(): Promise<void>;
 }
 
 /** A key of 32 base62 characters (≈ 190 bits), as fresh as the server. */
@@ -60,13 +80,27 @@ export const newControlKey = (): string => `ctl_${drawBase62((n) => randomBytes(
 export async function createReference(options: ReferenceOptions = {}): Promise<Reference> {
   const clock = new SteerableClock(options.clock ?? systemClock, options.now);
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
-  const fixtures = await loadFixtures(options.fixturesDir ?? defaultFixturesDir(), { now: clock.now() });
+  const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
+  const fixtures = await loadFixtures(fixturesDir, { now: clock.now() });
   const state = new ReferenceState({
     fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
     tokenPrefix: prefix,
     clock,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
   });
+  const dataDir =
+    options.dataDir === undefined
+      ? null
+      : await openData(state, {
+          dir: options.dataDir,
+          fixturesDir,
+          tokenPrefix: prefix,
+          ...options.persistence,
+          // Without a handler of its own, the failure is logged and every later write answers 500.
+          onFatal: options.onPersistenceFailure ?? ((err) => (options.log ?? console.error)(err.message)),
+          // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
+          keepClock: options.now === undefined,
+        });
   const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
   const latency = options.latency ?? null;
   const app = createApp(state, {
@@ -87,6 +121,11 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     clock,
     control: new Control(state, latency),
     controlKey,
+    data: dataDir?.report ?? null,
+    dataStats: () => dataDir?.stats ?? null,
+    close: async () => {
+      await dataDir?.close();
+    },
   };
 }
 
@@ -101,6 +140,40 @@ function tryItToken(manifest: TokenManifest): { tryItToken?: string } {
       organizations.get(t.organization) === true,
   );
   return token === undefined ? {} : { tryItToken: token.token };
+}
+
+/** Reads the data directory into the state, then journals every later change there. */
+async function openData(
+  state: ReferenceState,
+  options: Parameters<typeof DataDir.open>[0] & { keepClock: boolean },
+): Promise<DataDir> {
+  const started = performance.now();
+  const { dataDir, loaded } = await DataDir.open(options);
+  try {
+    let keptClock = false;
+    if (loaded !== null) {
+      state.restore(loaded.snapshot.state);
+      for (const { change, at } of loaded.changes) {
+        try {
+          state.apply(change);
+        } catch (err) {
+          throw new DataError(
+            `${at}: cannot be applied (${err instanceof Error ? err.message : String(err)})`,
+          );
+        }
+      }
+      keptClock = state.clock.setting() !== null;
+      if (!options.keepClock) state.clock.applySetting(null);
+    }
+    await dataDir.start(state, loaded, performance.now() - started);
+    state.attach(dataDir);
+    // A kept clock that --now overrides is forgotten, so that a later start without --now runs on time.
+    if (keptClock && !options.keepClock) state.clock.restore();
+    return dataDir;
+  } catch (err) {
+    await dataDir.close();
+    throw err;
+  }
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */

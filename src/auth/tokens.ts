@@ -49,10 +49,36 @@ export class TokenError extends Error {
   }
 }
 
+/**
+ * A token's whole record as persistence keeps it: the SHA-256 of the token in hex, never the token.
+ * What `export` gives and `restore` takes.
+ */
+export interface TokenData {
+  id: string;
+  name: string;
+  organizationId: string;
+  scopes: Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  requestCount: number;
+  hash: string;
+  hint: string;
+}
+
+/**
+ * What the registry tells its observer: a token created or revoked (`stored`, the whole record), or
+ * a use counted (`used`, only the id: usage is written lazily, see DECISIONS.md "Persistence").
+ * Seeding (`import`, `remove`, `restore`) is not told: a reset or a load is covered by a snapshot.
+ */
+export type TokenChange = { type: "stored"; data: TokenData } | { type: "used"; id: string };
+
 export interface TokenRegistryOptions {
   prefix: string;
   clock: Clock;
   randomBytes?: (n: number) => Uint8Array;
+  onChange?: (change: TokenChange) => void;
 }
 
 /** 40 * log2(62) ≈ 238 bits, well above the ≥ 190 of spec-gaps #2. */
@@ -131,6 +157,22 @@ function normalizeScopes(scopes: unknown, allowEmpty: boolean): Scope[] {
   return [...seen].sort((a, b) => (SCOPE_ORDER.get(a) ?? 0) - (SCOPE_ORDER.get(b) ?? 0));
 }
 
+function toData(record: TokenRecord): TokenData {
+  return {
+    id: record.id,
+    name: record.name,
+    organizationId: record.organizationId,
+    scopes: [...record.scopes],
+    createdAt: new Date(record.createdAt),
+    expiresAt: toDate(record.expiresAt),
+    revokedAt: toDate(record.revokedAt),
+    lastUsedAt: toDate(record.lastUsedAt),
+    requestCount: record.requestCount,
+    hash: record.hash.toString("hex"),
+    hint: record.hint,
+  };
+}
+
 export class TokenRegistry {
   readonly #prefix: string;
   readonly #clock: Clock;
@@ -139,6 +181,7 @@ export class TokenRegistry {
   /** Keyed by the hex of the hash; the match is then confirmed in constant time. */
   readonly #byHash = new Map<string, TokenRecord>();
   readonly #tokenRe: RegExp;
+  readonly #onChange: (change: TokenChange) => void;
 
   constructor(options: TokenRegistryOptions) {
     if (typeof options.prefix !== "string" || !PREFIX_RE.test(options.prefix)) {
@@ -148,6 +191,7 @@ export class TokenRegistry {
     this.#clock = options.clock;
     this.#randomBytes = options.randomBytes ?? ((n) => cryptoRandomBytes(n));
     this.#tokenRe = new RegExp(`^${options.prefix}_[0-9A-Za-z]{${MIN_SECRET_LENGTH},}$`);
+    this.#onChange = options.onChange ?? (() => {});
   }
 
   get prefix(): string {
@@ -181,6 +225,7 @@ export class TokenRegistry {
         token,
         hash,
       );
+      this.#onChange({ type: "stored", data: toData(record) });
       return { token, view: this.#view(record, now) };
     }
     throw new Error("the random source keeps producing tokens that already exist");
@@ -248,7 +293,10 @@ export class TokenRegistry {
     const record = this.#require(id);
     const now = this.#clock.now().getTime();
     // Irreversible (§3): the first revocation instant stands, a second revoke is a no-op.
-    record.revokedAt ??= now;
+    if (record.revokedAt === null) {
+      record.revokedAt = now;
+      this.#onChange({ type: "stored", data: toData(record) });
+    }
     return this.#view(record, now);
   }
 
@@ -293,6 +341,49 @@ export class TokenRegistry {
     const record = this.#require(id);
     record.requestCount += 1;
     record.lastUsedAt = this.#clock.now().getTime();
+    this.#onChange({ type: "used", id });
+  }
+
+  /** Every token's record, hash included, in creation order of the registry: for a snapshot. */
+  export(): TokenData[] {
+    return [...this.#byId.values()].map(toData);
+  }
+
+  /** One token's record, for persistence to write after a change. */
+  exportOne(id: string): TokenData | undefined {
+    const record = this.#byId.get(id);
+    return record === undefined ? undefined : toData(record);
+  }
+
+  /**
+   * Puts back a record read from a data directory, or replaces the one with the same id (a later
+   * revocation or usage count). The hash is checked against the id's: a token never changes secret.
+   */
+  restore(data: TokenData): void {
+    if (!/^[0-9a-f]{64}$/.test(data.hash)) throw invalid("hash", "hash must be a SHA-256 in hex");
+    const existing = this.#byId.get(data.id);
+    if (existing !== undefined && existing.hash.toString("hex") !== data.hash) {
+      throw invalid("hash", `token ${data.id} is already known with another hash`);
+    }
+    const other = this.#byHash.get(data.hash);
+    if (other !== undefined && other.id !== data.id) {
+      throw invalid("hash", `token ${data.id} has the hash of token ${other.id}`);
+    }
+    const record: TokenRecord = {
+      id: data.id,
+      name: checkName(data.name),
+      organizationId: checkOrganizationId(data.organizationId),
+      scopes: normalizeScopes(data.scopes, true),
+      createdAt: data.createdAt.getTime(),
+      expiresAt: data.expiresAt?.getTime() ?? null,
+      revokedAt: data.revokedAt?.getTime() ?? null,
+      lastUsedAt: data.lastUsedAt?.getTime() ?? null,
+      requestCount: data.requestCount,
+      hash: Buffer.from(data.hash, "hex"),
+      hint: data.hint,
+    };
+    this.#byId.set(record.id, record);
+    this.#byHash.set(data.hash, record);
   }
 
   #require(id: string): TokenRecord {

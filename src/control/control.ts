@@ -96,6 +96,11 @@ export class Control {
     };
   }
 
+  /** Resolves once the changes made so far are kept (with `--data`; at once without). */
+  durable(): Promise<void> {
+    return this.#state.durable();
+  }
+
   clock(): ClockView {
     const { now, frozen, offsetMs } = this.#state.clock.state();
     return { now: now.toISOString(), frozen, offsetMs };

@@ -59,17 +59,24 @@ export function controlDoor(control: Control, options: ControlDoorOptions): Rout
   door.get("/", (_req, res) => {
     res.json(control.describe());
   });
-  door.post("/reset", (req, res) => {
-    res.json(control.reset(bodyOf<ResetInput>(req.body)));
+  // Changes of the state are answered once kept (`--data`): a reset is a snapshot, a clock move a record.
+  door.post("/reset", async (req, res) => {
+    const view = control.reset(bodyOf<ResetInput>(req.body));
+    await control.durable();
+    res.json(view);
   });
   door.get("/clock", (_req, res) => {
     res.json(control.clock());
   });
-  door.put("/clock", (req, res) => {
-    res.json(control.setClock(bodyOf<ClockInput>(req.body)));
+  door.put("/clock", async (req, res) => {
+    const view = control.setClock(bodyOf<ClockInput>(req.body));
+    await control.durable();
+    res.json(view);
   });
-  door.delete("/clock", (_req, res) => {
-    res.json(control.restoreClock());
+  door.delete("/clock", async (_req, res) => {
+    const view = control.restoreClock();
+    await control.durable();
+    res.json(view);
   });
   door.get("/faults", (_req, res) => {
     res.json(control.faults());

@@ -47,7 +47,7 @@ export function apiDoor(state: ReferenceState, options: ApiDoorOptions): Router 
   api.use(injectFaults(state));
   api.use(authenticate(state.store));
   api.use(rejectHead);
-  api.use(buildRouter(buildRoutes(accounting), options.bodyLimitBytes));
+  api.use(buildRouter(buildRoutes(accounting), options.bodyLimitBytes, () => state.durable()));
   api.use(notFound);
   api.use(errorHandler(options.log));
   return api;

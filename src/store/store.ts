@@ -56,10 +56,33 @@ class Collection<T extends Keyed, Tag extends string> {
     return this.#byId.size;
   }
 
+  /** Every record, in the order they were added. */
+  all(): T[] {
+    return [...this.#byId.values()];
+  }
+
   page(query: PageQuery, tag?: Tag): T[] {
     const index = tag === undefined ? this.#all : this.#byTag.get(tag);
     return index === undefined ? [] : index.newestFirst(query.limit, query.before);
   }
+}
+
+/** A record just added, by kind: what the store tells its listener. */
+export type StoreAddition =
+  | { type: "organization"; data: Organization }
+  | { type: "account"; data: LedgerAccount }
+  | { type: "contact"; data: Contact }
+  | { type: "product"; data: Product }
+  | { type: "invoice"; data: Invoice }
+  | { type: "expense"; data: Expense };
+
+export interface StoreRecords {
+  organizations: Organization[];
+  accounts: LedgerAccount[];
+  contacts: Contact[];
+  products: Product[];
+  invoices: Invoice[];
+  expenses: Expense[];
 }
 
 const byCreatedAt = (r: { createdAt: Date }): number => r.createdAt.getTime();
@@ -84,10 +107,33 @@ class OrganizationData {
  */
 export class Store {
   readonly #orgs = new Map<string, OrganizationData>();
+  #listener: ((addition: StoreAddition) => void) | undefined;
+
+  /**
+   * Tells `listener` of every record added, once it is in (persistence journals them); one listener,
+   * `undefined` removes it. Clearing is not told: whoever clears (a reset) knows it did.
+   */
+  observe(listener: ((addition: StoreAddition) => void) | undefined): void {
+    this.#listener = listener;
+  }
+
+  /** Every record, each collection in the order it was added: what a snapshot of the state holds. */
+  records(): StoreRecords {
+    const orgs = [...this.#orgs.values()];
+    return {
+      organizations: orgs.map((o) => o.organization),
+      accounts: orgs.flatMap((o) => [...o.accounts.values()]),
+      contacts: orgs.flatMap((o) => o.contacts.all()),
+      products: orgs.flatMap((o) => o.products.all()),
+      invoices: orgs.flatMap((o) => o.invoices.all()),
+      expenses: orgs.flatMap((o) => o.expenses.all()),
+    };
+  }
 
   addOrganization(organization: Organization): void {
     if (this.#orgs.has(organization.id)) throw new Error(`duplicate organization ${organization.id}`);
     this.#orgs.set(organization.id, new OrganizationData(Object.freeze(organization)));
+    this.#listener?.({ type: "organization", data: organization });
   }
 
   /** Drops every organization and record: the first step of a reset to the fixtures. */
@@ -110,6 +156,7 @@ export class Store {
 
   addContact(contact: Contact): void {
     this.#org(contact.organizationId).contacts.add(contact);
+    this.#listener?.({ type: "contact", data: contact });
   }
 
   contact(organizationId: string, id: string): Contact | undefined {
@@ -129,6 +176,7 @@ export class Store {
     if (org.skus.has(product.sku)) throw new Error(`duplicate sku ${product.sku}`);
     org.products.add(product);
     org.skus.set(product.sku, product);
+    this.#listener?.({ type: "product", data: product });
   }
 
   productBySku(organizationId: string, sku: string): Product | undefined {
@@ -143,10 +191,12 @@ export class Store {
     const org = this.#org(account.organizationId);
     if (org.accounts.has(account.id)) throw new Error(`duplicate account ${account.id}`);
     org.accounts.set(account.id, Object.freeze(account));
+    this.#listener?.({ type: "account", data: account });
   }
 
   addInvoice(invoice: Invoice): void {
     this.#org(invoice.organizationId).invoices.add(invoice);
+    this.#listener?.({ type: "invoice", data: invoice });
   }
 
   listInvoices(organizationId: string, query: PageQuery & { status?: InvoiceStatus }): Invoice[] {
@@ -155,6 +205,7 @@ export class Store {
 
   addExpense(expense: Expense): void {
     this.#org(expense.organizationId).expenses.add(expense);
+    this.#listener?.({ type: "expense", data: expense });
   }
 
   listExpenses(organizationId: string, query: PageQuery & { status?: ExpenseStatus }): Expense[] {

@@ -3,6 +3,7 @@ import { Control, type Latency } from "./control/control.js";
 import { controlDoor } from "./control/door.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
 import { ApiError } from "./errors.js";
+import { pagesDoor } from "./pages/door.js";
 import { apiDoor } from "./routing/api.js";
 import { errorHandler } from "./routing/errors.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
@@ -58,6 +59,14 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
       controlDoor(control, { key: options.control.key, allowedHosts: options.allowedHosts ?? [], log }),
     );
   }
+  // The web pages (§5's token interface and a landing page): HTML, their own guard, never CORS.
+  app.use(
+    pagesDoor(state, {
+      allowedHosts: options.allowedHosts ?? [],
+      log,
+      control: options.control !== undefined && options.control !== false,
+    }),
+  );
   // A path that belongs to no door: §7's envelope, and no CORS, since only the API has it.
   app.use((req, _res, next) =>
     next(new ApiError("not_found", `No page or endpoint ${req.method} ${req.path}`)),

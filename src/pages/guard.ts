@@ -42,7 +42,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
-  "Referrer-Policy": "no-referrer",
+  // Not no-referrer: with it, Chromium sends `Origin: null` on the pages' own form POSTs.
+  "Referrer-Policy": "same-origin",
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Resource-Policy": "same-origin",
   "Cache-Control": "no-store",

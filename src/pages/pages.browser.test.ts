@@ -72,7 +72,7 @@ async function createToken(
 
 /** The text of a token's row in the list. */
 const row = (p: Page, name: string) =>
-  p.locator("tbody tr").filter({ has: p.getByRole("rowheader", { name, exact: true }) });
+  p.locator("tbody tr").filter({ has: p.locator(".token-name").getByText(name, { exact: true }) });
 
 describe("the token pages in Chromium", () => {
   it("create with two scopes, use, reload, revoke: the whole life of a token", async () => {

@@ -64,11 +64,11 @@ function TokenRow({ token }: { token: TokenView }) {
   return (
     <tr data-token-id={token.id}>
       <th scope="row" data-label="Name">
-        <span class="token-name">{token.name}</span>
+        <div>
+          <span class="token-name">{token.name}</span>
+          <code class="token-hint">{token.hint}</code>
+        </div>
       </th>
-      <td data-label="Token">
-        <code>{token.hint}</code>
-      </td>
       <td data-label="Scopes">
         <Scopes scopes={token.scopes} />
       </td>
@@ -145,7 +145,6 @@ export function TokenListPage(props: { context: PageContext; model: TokenListMod
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
-                    <th scope="col">Token</th>
                     <th scope="col">Scopes</th>
                     <th scope="col">Created</th>
                     <th scope="col">Expires</th>

@@ -10,6 +10,12 @@ import { testReference, type TestReference } from "../test-support/reference.js"
  */
 
 const ATTACKER = "evil.example";
+/**
+ * Safety nets, not measures: a step takes well under a second here, but the whole suite shares two
+ * cores with Chromium, so a slow step must not fail a journey.
+ */
+const ACTION_TIMEOUT_MS = 15_000;
+const JOURNEY_TIMEOUT_MS = 90_000;
 const XSS = "<img src=x onerror=alert(1)>";
 
 let browser: Browser;
@@ -23,10 +29,10 @@ beforeAll(async () => {
   // One context (a browser profile) for the file, its cookies cleared before each test: a new
   // context costs about half a second on a busy machine.
   context = await browser.newContext();
-  context.setDefaultTimeout(5_000);
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   page = await context.newPage();
-});
+}, JOURNEY_TIMEOUT_MS);
 afterAll(async () => {
   await browser.close();
 });
@@ -74,7 +80,7 @@ async function createToken(
 const row = (p: Page, name: string) =>
   p.locator("tbody tr").filter({ has: p.locator(".token-name").getByText(name, { exact: true }) });
 
-describe("the token pages in Chromium", () => {
+describe("the token pages in Chromium", { timeout: JOURNEY_TIMEOUT_MS }, () => {
   it("create with two scopes, use, reload, revoke: the whole life of a token", async () => {
     await signIn(page);
     await createToken(page, { name: "CI export", scopes: ["contacts:read", "products:read"] });
@@ -193,7 +199,7 @@ describe("the token pages in Chromium", () => {
 
   it("works without JavaScript: create, then revoke through the confirmation page", async () => {
     const plain = await browser.newContext({ javaScriptEnabled: false });
-    plain.setDefaultTimeout(5_000);
+    plain.setDefaultTimeout(ACTION_TIMEOUT_MS);
     try {
       const p = await plain.newPage();
       await signIn(p);

@@ -18,4 +18,9 @@ export default tseslint.config(
       "no-console": "off",
     },
   },
+  {
+    // The pages' one script runs in the browser, as a classic script.
+    files: ["src/pages/assets/**/*.js"],
+    languageOptions: { globals: globals.browser, sourceType: "script" },
+  },
 );

@@ -112,8 +112,9 @@ describe("error envelope", () => {
 describe("paths and methods without an endpoint", () => {
   const full = () => ref.auth("lumiere-full");
 
+  // "/" is the pages' landing page (src/pages/door.test.ts).
   it.each([
-    "/",
+    "/index.html",
     "/api",
     "/api/v1",
     "/api/v1/nothing",

@@ -4,6 +4,7 @@ import { controlDoor } from "./control/door.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
 import { ApiError } from "./errors.js";
 import { docsRouter } from "./pages/docs.js";
+import { pagesDoor } from "./pages/door.js";
 import { apiDoor } from "./routing/api.js";
 import { errorHandler } from "./routing/errors.js";
 import { localOnly } from "./routing/local-only.js";
@@ -65,6 +66,14 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
   // The docs are a page of this server like the others: local only, no CORS.
   app.use(["/docs", "/openapi.json"], localOnly({ allowedHosts: options.allowedHosts ?? [] }));
   app.use(docsRouter(options.tryItToken === undefined ? {} : { tryItToken: options.tryItToken }));
+  // The web pages (§5's token interface and a landing page): HTML, their own guard, never CORS.
+  app.use(
+    pagesDoor(state, {
+      allowedHosts: options.allowedHosts ?? [],
+      log,
+      control: options.control !== undefined && options.control !== false,
+    }),
+  );
   // A path that belongs to no door: §7's envelope, and no CORS, since only the API has it.
   app.use((req, _res, next) =>
     next(new ApiError("not_found", `No page or endpoint ${req.method} ${req.path}`)),

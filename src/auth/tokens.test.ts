@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.js";
 import { SCOPES } from "../domain/model.js";
 import type { Scope } from "../domain/model.js";
-import { TokenError, TokenRegistry } from "./tokens.js";
+import { creationProblems, TokenError, TokenRegistry } from "./tokens.js";
 import type { TokenStatus, TokenView } from "./tokens.js";
 
 // Fixed so that a failure replays as is; FC_SEED=<n> explores other runs. fast-check prints the seed
@@ -548,6 +548,45 @@ describe("create validation", () => {
         const { view } = registry.create({ ...base, name, scopes, expiresAt });
         expect(view).toMatchObject({ name, expiresAt, createdAt: T0, status: "Active" });
         expect(view.scopes).toEqual(SCOPES.filter((s) => scopes.includes(s)));
+      }),
+      fcParams,
+    );
+  });
+});
+
+describe("creationProblems", () => {
+  it("names every refused field at once, with create's own messages", () => {
+    const problems = creationProblems({ name: " ", scopes: [], expiresAt: new Date(T0) }, T0);
+    expect(problems).toEqual({
+      name: "name must not be blank",
+      scopes: "at least one scope is required",
+      expiresAt: "expiresAt must be in the future",
+    });
+  });
+
+  it("finds nothing in an input create accepts, with or without an expiry", () => {
+    expect(creationProblems(base, T0)).toEqual({});
+    expect(creationProblems({ ...base, expiresAt: new Date(T0.getTime() + 1) }, T0)).toEqual({});
+  });
+
+  it("agrees with create on any input: no problem exactly when create succeeds", () => {
+    const anyName = fc.oneof(nameArb, fc.constantFrom("", " ", "a".repeat(101)));
+    const anyScopes = fc.oneof(scopeSetArb, fc.constant([]), fc.constant(["contacts:delete"]));
+    const anyExpiry = fc.option(fc.integer({ min: -MINUTE, max: MINUTE }), { nil: null });
+    fc.assert(
+      fc.property(anyName, anyScopes, anyExpiry, (name, scopes, offset) => {
+        const { registry } = setup();
+        const expiresAt = offset === null ? null : new Date(T0.getTime() + offset);
+        const problems = creationProblems({ name, scopes, expiresAt }, T0);
+        let created = true;
+        try {
+          registry.create({ ...base, name, scopes: scopes as Scope[], expiresAt });
+        } catch (err) {
+          if (!(err instanceof TokenError)) throw err;
+          created = false;
+          expect(Object.values(problems)).toContain(err.message);
+        }
+        expect(Object.keys(problems).length === 0).toBe(created);
       }),
       fcParams,
     );

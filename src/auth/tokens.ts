@@ -173,6 +173,39 @@ function toData(record: TokenRecord): TokenData {
   };
 }
 
+function checkExpiry(expiresAt: unknown, now: number): number | null {
+  if (expiresAt === undefined || expiresAt === null) return null;
+  if (!isValidDate(expiresAt)) throw invalid("expiresAt", "expiresAt must be a valid date");
+  // A token born expired is useless; at exactly now it would already be Expired (spec-gaps #27).
+  if (expiresAt.getTime() <= now) throw invalid("expiresAt", "expiresAt must be in the future");
+  return expiresAt.getTime();
+}
+
+export type TokenInputField = "name" | "scopes" | "expiresAt";
+
+/**
+ * Every reason `create` would refuse these fields, each field's first, by the same rules: for a
+ * form that shows a message beside each field rather than only the first problem.
+ */
+export function creationProblems(
+  input: { name: unknown; scopes: unknown; expiresAt?: unknown },
+  now: Date,
+): Partial<Record<TokenInputField, string>> {
+  const problems: Partial<Record<TokenInputField, string>> = {};
+  const check = (field: TokenInputField, run: () => unknown) => {
+    try {
+      run();
+    } catch (err) {
+      if (!(err instanceof TokenError)) throw err;
+      problems[field] = err.message;
+    }
+  };
+  check("name", () => checkName(input.name));
+  check("scopes", () => normalizeScopes(input.scopes, false));
+  check("expiresAt", () => checkExpiry(input.expiresAt, now.getTime()));
+  return problems;
+}
+
 export class TokenRegistry {
   readonly #prefix: string;
   readonly #clock: Clock;
@@ -208,13 +241,7 @@ export class TokenRegistry {
     const organizationId = checkOrganizationId(input.organizationId);
     const name = checkName(input.name);
     const scopes = normalizeScopes(input.scopes, false);
-    let expiresAt: number | null = null;
-    if (input.expiresAt !== undefined && input.expiresAt !== null) {
-      if (!isValidDate(input.expiresAt)) throw invalid("expiresAt", "expiresAt must be a valid date");
-      // A token born expired is useless; at exactly now it would already be Expired (spec-gaps #27).
-      if (input.expiresAt.getTime() <= now) throw invalid("expiresAt", "expiresAt must be in the future");
-      expiresAt = input.expiresAt.getTime();
-    }
+    const expiresAt = checkExpiry(input.expiresAt, now);
 
     for (let attempt = 0; attempt < MAX_DRAWS; attempt++) {
       const token = `${this.#prefix}_${drawBase62(this.#randomBytes, SECRET_LENGTH)}`;

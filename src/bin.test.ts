@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultFixturesDir } from "./fixtures/paths.js";
+import { exchange, expectEnvelope, only } from "./test-support/raw-http.js";
 
 // The entry file, run as a user runs it: a child process, its stdout, its exit.
 
@@ -107,5 +108,14 @@ describe("accounting-reference (bin)", () => {
     ]) {
       expect(help.output().stdout).toContain(env);
     }
+  });
+
+  it("answers a request Node refuses itself in the §7 envelope, with CORS", async () => {
+    const run = start(["--quiet", "--port", "0"]);
+    const [, port = ""] = await run.waitFor(/^http:\/\/127\.0\.0\.1:(\d+)$/m);
+    const res = only(await exchange(Number(port), "get /api/v1/contacts HTTP/1.1\r\nHost: x\r\n\r\n"));
+    expectEnvelope(res, 400, "invalid_request");
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
   });
 });

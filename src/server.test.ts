@@ -220,3 +220,11 @@ describe("slow clients", () => {
     expect(ref.tokens.get(id)?.requestCount).toBe(before);
   });
 });
+
+describe("header count", () => {
+  it("reads every header line, not only Node's default first 2000", async () => {
+    const filler = Array.from({ length: 2100 }, () => "a: 1");
+    const res = only(await exchange(port, get([bearer(), ...filler, "Authorization: Bearer other"])));
+    expectEnvelope(res, 401, "unauthorized");
+  });
+});

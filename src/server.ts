@@ -9,6 +9,7 @@ import {
 import type { Duplex } from "node:stream";
 import { ApiError, errorBody } from "./errors.js";
 import { corsResponseHeaders } from "./routing/cors.js";
+import { headerCount } from "./routing/headers.js";
 
 /**
  * The HTTP server around the API. Node answers some requests itself, before any request listener
@@ -76,15 +77,6 @@ function clientErrorMessage(code: string | undefined, maxHeaderBytes: number): s
     default:
       return "Malformed HTTP request";
   }
-}
-
-/** How many header lines of a name the request carried: Node keeps only the first of some. */
-export function headerCount(req: IncomingMessage, name: string): number {
-  let n = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]?.toLowerCase() === name) n += 1;
-  }
-  return n;
 }
 
 /**

@@ -4,6 +4,8 @@ import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../app.js";
+import { createServer } from "../server.js";
+import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../test-support/raw-http.js";
 import { expectData, expectError, sharedReference, type TestReference } from "../test-support/reference.js";
 
 const CONTACTS = "/api/v1/contacts";
@@ -99,6 +101,37 @@ describe("media type (spec-gaps #13)", () => {
     await expectRefused(
       await post('{"sku":"A","name":"x","unitPrice":1}', { "Content-Type": "text/plain" }, PRODUCTS),
     );
+  });
+});
+
+describe("two Content-Type headers (RFC 9110 §5.3: one value)", () => {
+  // Node keeps only the first in req.headers, so only raw bytes over a socket show the second.
+  let server: Server | undefined;
+  afterEach(async () => {
+    if (server !== undefined) await close(server);
+    server = undefined;
+  });
+
+  it.each([
+    ["the same type twice", ["application/json", "application/json"]],
+    ["JSON, then text", ["application/json", "text/plain"]],
+    ["text, then JSON", ["text/plain", "application/json"]],
+  ])("refuses %s with 400 and stores nothing", async (_why, types) => {
+    server = createServer(ref.app);
+    const port = await listen(server);
+    const bytes = rawRequest(
+      `POST ${CONTACTS} HTTP/1.1`,
+      [
+        "Host: 127.0.0.1",
+        `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+        ...types.map((t) => `Content-Type: ${t}`),
+        `Content-Length: ${Buffer.byteLength(VALID)}`,
+      ],
+      VALID,
+    );
+    const error = expectEnvelope(only(await exchange(port, bytes)), 400, "invalid_request");
+    expect(error.message).toMatch(/Content-Type/);
+    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
   });
 });
 

@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from "express";
 import { ApiError } from "../errors.js";
 import { JsonSyntaxError, parseJson, type JsonValue } from "../validation/json.js";
+import { headerCount } from "./headers.js";
 
 declare module "express-serve-static-core" {
   interface Locals {
@@ -19,6 +20,11 @@ const invalid = (message: string) => new ApiError("invalid_request", message);
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
   const checkMediaType: RequestHandler = (req, _res, next) => {
+    // One value only (RFC 9110 §8.3); Node keeps the first of several without a word.
+    if (headerCount(req, "content-type") > 1) {
+      next(invalid("Several Content-Type headers: send exactly one"));
+      return;
+    }
     const [mediaType = "", ...params] = (req.headers["content-type"] ?? "").split(";");
     if (mediaType.trim().toLowerCase() !== "application/json") {
       next(invalid("Content-Type must be application/json"));

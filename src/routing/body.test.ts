@@ -292,3 +292,80 @@ describe("size cap (spec-gaps #15)", () => {
     expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
   });
 });
+
+describe("oversized bodies are refused without being read (issue 7, point 7)", () => {
+  let server: Server | undefined;
+  let port: number;
+  beforeEach(async () => {
+    server = createServer(ref.app);
+    port = await listen(server);
+  });
+  afterEach(async () => {
+    if (server !== undefined) await close(server);
+    server = undefined;
+  });
+
+  const head = (framing: string) =>
+    rawRequest(`POST ${CONTACTS} HTTP/1.1`, [
+      "Host: 127.0.0.1",
+      `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+      "Content-Type: application/json",
+      framing,
+    ]);
+
+  // Each client below sends less than it announces and then waits: only an answer given before
+  // the body is read can reach it.
+  it("answers a declared Content-Length over the cap at once, from the header alone", async () => {
+    const result = await exchange(port, [head("Content-Length: 50000000"), '{"type":"CLIENT","name":"']);
+    const res = only(result);
+    const error = expectEnvelope(res, 400, "invalid_request");
+    expect(error.message).toMatch(String(DEFAULT_BODY_LIMIT_BYTES));
+    expect(res.headers.get("connection")).toEqual(["close"]);
+    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
+  });
+
+  it("answers a chunked body that never ends as soon as it passes the cap", async () => {
+    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    const filler = Array.from({ length: Math.ceil(DEFAULT_BODY_LIMIT_BYTES / 8192) + 2 }, () =>
+      chunk("x".repeat(8192)),
+    );
+    const result = await exchange(port, [
+      head("Transfer-Encoding: chunked"),
+      chunk('{"type":"CLIENT","name":"'),
+      ...filler,
+    ]);
+    const res = only(result);
+    expectEnvelope(res, 400, "invalid_request");
+    expect(res.headers.get("connection")).toEqual(["close"]);
+    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
+  });
+
+  it("closes the connection after any refusal sent before the body was read, rather than drain it", async () => {
+    const bytes = rawRequest(`POST ${CONTACTS} HTTP/1.1`, [
+      "Host: 127.0.0.1",
+      "Content-Type: application/json",
+      "Content-Length: 50000000",
+    ]);
+    const res = only(await exchange(port, bytes));
+    expectEnvelope(res, 401, "unauthorized");
+    expect(res.headers.get("connection")).toEqual(["close"]);
+  });
+
+  it("keeps the connection open after a body it read in full", async () => {
+    const bad = "{";
+    const good = VALID;
+    const request = (body: string) =>
+      rawRequest(
+        `POST ${CONTACTS} HTTP/1.1`,
+        [
+          "Host: 127.0.0.1",
+          `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+          "Content-Type: application/json",
+          `Content-Length: ${Buffer.byteLength(body)}`,
+        ],
+        body,
+      );
+    const result = await exchange(port, [request(bad), request(good)], { responses: 2 });
+    expect(result.responses.map((r) => r.status)).toEqual([400, 201]);
+  });
+});

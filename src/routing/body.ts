@@ -1,10 +1,13 @@
-import express, { type RequestHandler } from "express";
+import type { RequestHandler } from "express";
+import getRawBody from "raw-body";
 import { ApiError } from "../errors.js";
 import { JsonSyntaxError, parseJson, type JsonValue } from "../validation/json.js";
 import { headerCount } from "./headers.js";
 
 declare module "express-serve-static-core" {
   interface Locals {
+    /** The request body's bytes, read up to the cap. */
+    bodyBytes?: Buffer;
     /** The request body, parsed losslessly (numbers keep their text). */
     json?: JsonValue;
   }
@@ -40,12 +43,33 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     next();
   };
 
-  // `inflate: false`: a compressed body is refused rather than expanded past the cap.
-  const readRaw = express.raw({ type: () => true, limit: limitBytes, inflate: false });
+  /**
+   * Reads the body with raw-body rather than express.raw: body-parser reads a refused body to its
+   * end before it answers, so a declared 50 MB kept the client waiting while it was read and thrown
+   * away, and an endless chunked body was never answered. Here a declared length over the cap is
+   * refused before a byte is read, and an undeclared one as soon as it passes the cap; the error
+   * handler then closes the connection rather than drain what is left.
+   */
+  const readRaw: RequestHandler = (req, res, next) => {
+    // A compressed body is refused rather than expanded past the cap.
+    const encoding = (req.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+    if (encoding !== "identity") {
+      next(invalid("Content-Encoding is not supported: send the body uncompressed"));
+      return;
+    }
+    getRawBody(req, { length: req.headers["content-length"] ?? null, limit: limitBytes }, (err, bytes) => {
+      if (err) {
+        next(err);
+        return;
+      }
+      res.locals.bodyBytes = bytes;
+      next();
+    });
+  };
 
-  const parse: RequestHandler = (req, res, next) => {
-    const bytes: unknown = req.body;
-    if (!(bytes instanceof Buffer) || bytes.length === 0) {
+  const parse: RequestHandler = (_req, res, next) => {
+    const bytes = res.locals.bodyBytes;
+    if (bytes === undefined || bytes.length === 0) {
       next(invalid("The request body is empty: a JSON object is expected"));
       return;
     }

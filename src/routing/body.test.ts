@@ -4,9 +4,16 @@ import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../app.js";
+import { MAX_JSON_DEPTH } from "../validation/json.js";
 import { createServer } from "../server.js";
 import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../test-support/raw-http.js";
-import { expectData, expectError, sharedReference, type TestReference } from "../test-support/reference.js";
+import {
+  expectData,
+  expectError,
+  expectInvalid,
+  sharedReference,
+  type TestReference,
+} from "../test-support/reference.js";
 
 const CONTACTS = "/api/v1/contacts";
 const PRODUCTS = "/api/v1/products";
@@ -66,6 +73,48 @@ describe("malformed JSON (spec-gaps #14)", () => {
     ["an invalid escape", '{"type":"CLIENT","name":"a\\qb"}'],
   ])("refuses %s with 400", async (_why, body) => {
     await expectRefused(await post(body, json));
+  });
+});
+
+describe("deep nesting (issue 7, point 6)", () => {
+  const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  const inPhone = (depth: number) => `{"type":"CLIENT","name":"x","phone":${nested(depth)}}`;
+
+  it.each([
+    ["one level over the limit", inPhone(MAX_JSON_DEPTH)],
+    ["10 000 levels", inPhone(10_000)],
+    ["50 000 levels, never closed", `{"type":"CLIENT","name":"x","phone":${"[".repeat(50_000)}`],
+    ["10 000 levels of objects", `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`],
+  ])("refuses %s with a message of our own, naming the limit", async (_why, body) => {
+    const res = await post(body, json);
+    await expectRefused(res);
+    const { message } = (res.body as { error: { message: string } }).error;
+    expect(message).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(message).not.toMatch(/stack|Maximum call/i);
+  });
+
+  it("judges a body at the limit by its schema, not its depth", async () => {
+    const res = await post(inPhone(MAX_JSON_DEPTH - 1), json);
+    expectInvalid(res, "phone");
+  });
+
+  it("does not count brackets inside strings, escaped quotes included", async () => {
+    const address = `\\"${"[".repeat(300)}{{{`;
+    const res = await post(`{"type":"CLIENT","name":"x","address":"${address}"}`, json);
+    expect(expectData(res, 201)).toMatchObject({ id: expect.any(String) });
+  });
+});
+
+describe("a byte order mark (RFC 8259 §8.1)", () => {
+  it("refuses a body that starts with one", async () => {
+    const res = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)]), json);
+    await expectRefused(res);
+    expect((res.body as { error: { message: string } }).error.message).toMatch(/byte order mark/);
+  });
+
+  it("accepts U+FEFF inside a string", async () => {
+    const res = await post('{"type":"CLIENT","name":"a\uFEFFb"}', json);
+    expect(expectData(res, 201)).toMatchObject({ name: "a\uFEFFb" });
   });
 });
 

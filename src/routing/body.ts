@@ -73,9 +73,15 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
       next(invalid("The request body is empty: a JSON object is expected"));
       return;
     }
+    // RFC 8259 §8.1: senders MUST NOT add a byte order mark; parsers MAY ignore it. The strict
+    // reading refuses it, so that a client that sends one learns before the real service tells it.
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+      next(invalid("The request body must not start with a byte order mark (RFC 8259 §8.1)"));
+      return;
+    }
     let text: string;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
       next(invalid("The request body is not valid UTF-8"));
       return;

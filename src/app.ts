@@ -6,6 +6,7 @@ import { Accounting } from "./domain/accounting.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
 import { corsMiddleware } from "./routing/cors.js";
 import { errorHandler, notFound } from "./routing/errors.js";
+import { parseQuery } from "./routing/query.js";
 import { rateLimitMiddleware, type RateLimitOptions } from "./routing/rate-limit.js";
 import { buildRouter } from "./routing/router.js";
 import { buildRoutes } from "./routing/routes.js";
@@ -43,7 +44,7 @@ export function createApp(options: AppOptions): Express {
   // on this app's own request prototype, so no other Express app in the process is touched.
   app.set("etag", false);
   Object.defineProperty(app.request, "fresh", { configurable: true, get: () => false });
-  app.set("query parser", "simple");
+  app.set("query parser", parseQuery);
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
 

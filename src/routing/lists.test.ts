@@ -208,6 +208,25 @@ describe.each(LISTS)("GET $path", (spec) => {
     );
   });
 
+  describe("parameters behind 3 000 others (Node's query-string cap was 1 000)", () => {
+    const filler = Array.from({ length: 3000 }, (_, i) => `f${i % 10}`).join("&");
+    const behind = (query: string) =>
+      request(ref.app).get(`${spec.path}?${filler}&${query}`).set(ref.auth("lumiere-full"));
+
+    it.each([
+      ["limit=0", "limit"],
+      ["limit=1&limit=2", "limit"],
+      ["before=garbage", "before"],
+      ...(spec.filter === undefined ? [] : [[`${spec.filter.param}=BOGUS`, spec.filter.param]]),
+    ])("still refuses %s naming it", async (query, field) => {
+      expectInvalid(await behind(query), field);
+    });
+
+    it("still reads limit=1", async () => {
+      expect(expectData(await behind("limit=1"), 200)).toHaveLength(1);
+    });
+  });
+
   describe("before (spec-gaps #8)", () => {
     const expectedBefore = (cut: number, limit = 200) =>
       ids(expectedOrder(spec, LUMIERE, (r) => keyOf(spec, r) < cut)).slice(0, limit);

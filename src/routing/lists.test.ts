@@ -254,6 +254,21 @@ describe.each(LISTS)("GET $path", (spec) => {
       expect(ids(await list(spec, `?limit=200&before=${later}`))).toContain(record.id);
     });
 
+    // Served instants are whole milliseconds; a `before` between two of them keeps the earlier one.
+    it.each([
+      { before: "2026-11-19T05:06:07.0080001Z", kept: true },
+      { before: "2026-11-19T05:06:07.0089999999Z", kept: true },
+      { before: "2026-11-19T01:06:07.0080001-04:00", kept: true },
+      { before: "2026-11-19T05:06:07.008000000Z", kept: false },
+      { before: "2026-11-19T05:06:07.0079999Z", kept: false },
+    ])("compares $before exactly with an item at 05:06:07.008Z (kept: $kept)", async ({ before, kept }) => {
+      const at = new Date("2026-11-19T05:06:07.008Z");
+      spec.add(ref, LUMIERE, [{ id: `${spec.name}_submilli`, at }]);
+      const served = await list(spec, `?limit=200&before=${encodeURIComponent(before)}`);
+      expect(ids(served).includes(`${spec.name}_submilli`)).toBe(kept);
+      for (const item of served) expect(keyOf(spec, item)).toBeLessThanOrEqual(at.getTime());
+    });
+
     it("reads a date-time with a numeric offset", async () => {
       const record = pick(2);
       const utc = keyOf(spec, record);
@@ -422,6 +437,16 @@ describe("products", () => {
     const products = LISTS[1] as ListSpec;
     const all = ids(await list(products, "?limit=200"));
     expect(ids(await list(products, "?limit=200&type=SERVICE"))).toEqual(all);
+  });
+});
+
+describe("before with sub-millisecond digits on the fixtures", () => {
+  it("keeps the invoices dated 2026-10-30T00:00:00.000Z before 2026-10-30T00:00:00.0001Z", async () => {
+    const res = await request(ref.app)
+      .get("/api/v1/invoices?limit=200&before=2026-10-30T00:00:00.0001Z")
+      .set(ref.auth("lumiere-full"));
+    const dates = (expectData(res, 200) as { date: string }[]).map((i) => i.date);
+    expect(dates.filter((d) => d === "2026-10-30T00:00:00.000Z")).toHaveLength(6);
   });
 });
 

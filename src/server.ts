@@ -80,11 +80,14 @@ function clientErrorMessage(code: string | undefined, maxHeaderBytes: number): s
 }
 
 /**
- * Framing Node lets through that the API refuses: RFC 9112 §3.2 requires exactly one `Host` in an
+ * Framing Node lets through that the API refuses: a version other than 1.x; RFC 9112 §3.2 requires exactly one `Host` in an
  * HTTP/1.1 request (Node's own check answers a bare 400, so it is turned off and done here), and a
  * transfer coding other than `chunked` would hand the API bytes it cannot read (§6.1).
  */
 function framingProblem(req: IncomingMessage): string | undefined {
+  // llhttp also accepts HTTP/0.9 (a request line without version or headers) and HTTP/2.0 in an
+  // HTTP/1 request line; neither is what it claims to be here.
+  if (req.httpVersionMajor !== 1) return "Unsupported HTTP version: this server speaks HTTP/1.1 and HTTP/1.0";
   const hosts = headerCount(req, "host");
   if (hosts > 1) return "Send one Host header";
   if (hosts === 0 && req.httpVersion === "1.1") return "An HTTP/1.1 request must carry a Host header";
@@ -107,10 +110,15 @@ function envelopeHeaders(body: string): Record<string, string> {
   };
 }
 
+const closes = (res: ServerResponse): boolean =>
+  String(res.getHeader("connection") ?? "").toLowerCase() === "close";
+
 /** Answers through Node's response object: Node frames it and closes the connection afterwards. */
 function answer(res: ServerResponse, error: ApiError): void {
   const body = JSON.stringify(errorBody(error));
-  res.writeHead(error.status, envelopeHeaders(body));
+  // setHeader rather than writeHead's argument, which Node does not keep for getHeader to read.
+  for (const [name, value] of Object.entries(envelopeHeaders(body))) res.setHeader(name, value);
+  res.writeHead(error.status);
   res.end(body);
 }
 
@@ -175,12 +183,20 @@ export function createServer(app: RequestListener, options: ServerOptions = {}):
     refused.add(socket);
     const error = invalid(clientErrorMessage(err.code, settings.maxHeaderBytes));
     const exchange = current.get(socket);
-    if (exchange === undefined || exchange.res.writableEnded) {
+    if (exchange === undefined) {
       answerRaw(socket, error);
+    } else if (exchange.res.writableEnded) {
+      // An answer that closes the connection was the last word on it; otherwise the error is the
+      // next request's.
+      if (!closes(exchange.res)) answerRaw(socket, error);
+    } else if (exchange.res.headersSent) {
+      socket.destroy();
     } else if (!exchange.req.complete) {
-      // The error is the current request's own: its body is malformed, or its time ran out.
-      if (exchange.res.headersSent) socket.destroy();
-      else answer(exchange.res, error);
+      // The error is the current request's own (its body is malformed, or its time ran out) and the
+      // app still holds it. Written beside Node's response object rather than through it, so that
+      // the app, when it gets to answer, writes into a closed connection instead of meeting a
+      // response already sent.
+      answerRaw(socket, error);
     } else {
       // The error is a pipelined request's, behind one still being answered: that answer goes first.
       exchange.res.once("finish", () => answerRaw(socket, error));

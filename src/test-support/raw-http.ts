@@ -48,7 +48,7 @@ export function close(server: Server): Promise<void> {
  * Splits what was received into complete responses (framed by Content-Length or chunked); an answer
  * framed by the end of the connection counts only once the connection has closed.
  */
-export function parseResponses(raw: Buffer, closed: boolean): RawResponse[] {
+export function parseResponses(raw: Buffer, closed: boolean, bodiless = false): RawResponse[] {
   const responses: RawResponse[] = [];
   let at = 0;
   while (at < raw.length) {
@@ -66,7 +66,10 @@ export function parseResponses(raw: Buffer, closed: boolean): RawResponse[] {
     const length = headers.get("content-length")?.[0];
     const chunked = headers.get("transfer-encoding")?.[0]?.toLowerCase() === "chunked";
     let body: Buffer;
-    if (length !== undefined) {
+    if (bodiless && status >= 200) {
+      body = Buffer.alloc(0);
+      at = bodyStart;
+    } else if (length !== undefined) {
       if (raw.length < bodyStart + Number(length)) break;
       body = raw.subarray(bodyStart, bodyStart + Number(length));
       at = bodyStart + Number(length);
@@ -106,6 +109,8 @@ export interface ExchangeOptions {
   responses?: number;
   /** Half-close after writing, as a client that has nothing more to send. */
   end?: boolean;
+  /** The answers carry no body whatever their headers say (answers to HEAD). */
+  bodiless?: boolean;
   /**
    * The most the wait lasts. Not a speed requirement: an answer that should come at once either
    * comes or never does, and this only makes "never" fail instead of hanging the run.
@@ -136,7 +141,7 @@ export function exchange(
       const raw = Buffer.concat(received);
       socket.destroy();
       resolve({
-        responses: parseResponses(raw, closed),
+        responses: parseResponses(raw, closed, options.bodiless),
         raw: raw.toString("latin1"),
         closedByServer: closed,
       });
@@ -144,7 +149,7 @@ export function exchange(
     const timer = setTimeout(finish, options.giveUpAfterMs ?? 5_000);
     socket.on("data", (chunk: Buffer) => {
       received.push(chunk);
-      if (parseResponses(Buffer.concat(received), false).length >= wanted) finish();
+      if (parseResponses(Buffer.concat(received), false, options.bodiless).length >= wanted) finish();
     });
     socket.on("error", () => {
       closed = true;

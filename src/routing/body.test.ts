@@ -1,4 +1,4 @@
-import { request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import request from "supertest";
@@ -416,5 +416,30 @@ describe("oversized bodies are refused without being read (issue 7, point 7)", (
       );
     const result = await exchange(port, [request(bad), request(good)], { responses: 2 });
     expect(result.responses.map((r) => r.status)).toEqual([400, 201]);
+  });
+});
+
+describe("a body read before the app", () => {
+  // What the kit's variant harness does: read the body, maybe rewrite it, leave it on req.body.
+  it("is taken from req.body once the request has been read to its end, as body-parser took it", async () => {
+    const wrapper = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8").replace("Before", "Rewritten");
+        Object.assign(req, { body: Buffer.from(text) });
+        ref.app(req, res);
+      });
+    });
+    const port = await listen(wrapper);
+    try {
+      const res = await request(`http://127.0.0.1:${port}`)
+        .post(CONTACTS)
+        .set(ref.auth("lumiere-full"))
+        .send({ type: "CLIENT", name: "Before" });
+      expect(expectData(res, 201)).toMatchObject({ name: "Rewritten" });
+    } finally {
+      await close(wrapper);
+    }
   });
 });

@@ -199,7 +199,10 @@ export function createServer(app: RequestListener, options: ServerOptions = {}):
       answerRaw(socket, error);
     } else {
       // The error is a pipelined request's, behind one still being answered: that answer goes first.
-      exchange.res.once("finish", () => answerRaw(socket, error));
+      const { res } = exchange;
+      res.once("finish", () => {
+        if (!closes(res)) answerRaw(socket, error);
+      });
     }
   });
 

@@ -400,6 +400,15 @@ describe("oversized bodies are refused without being read (issue 7, point 7)", (
     expect(res.headers.get("connection")).toEqual(["close"]);
   });
 
+  it("keeps the connection open after refusing requests that have no body", async () => {
+    const bare = rawRequest(`GET ${CONTACTS} HTTP/1.1`, ["Host: 127.0.0.1"]);
+    const result = await exchange(port, [bare, bare], { responses: 2 });
+    expect(result.responses.map((r) => [r.status, r.headers.get("connection")?.[0]])).toEqual([
+      [401, "keep-alive"],
+      [401, "keep-alive"],
+    ]);
+  });
+
   it("keeps the connection open after a body it read in full", async () => {
     const bad = "{";
     const good = VALID;

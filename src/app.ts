@@ -2,12 +2,12 @@ import express, { type Express } from "express";
 import { Control, type Latency } from "./control/control.js";
 import { controlDoor } from "./control/door.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
-import { ApiError } from "./errors.js";
 import { docsRouter } from "./pages/docs.js";
 import { pagesDoor } from "./pages/door.js";
 import { apiDoor } from "./routing/api.js";
 import { errorHandler } from "./routing/errors.js";
 import { localOnly } from "./routing/local-only.js";
+import { parseQuery } from "./routing/query.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
 import type { ReferenceState } from "./state.js";
 
@@ -32,8 +32,9 @@ export const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 100, windowMs: 60_0
 export const DEFAULT_BODY_LIMIT_BYTES = 100 * 1024;
 
 /**
- * Builds the server over one reference state, with its doors side by side: the API under /api, the
- * control surface under /__control, and the web pages. No listening, flags or signals here: those
+ * Builds the server over one reference state, with its doors side by side: the control surface under
+ * /__control, the web pages (/, /settings/…, /docs, /openapi.json) and the API, which answers every
+ * other path. No listening, flags or signals here: those
  * belong to the entry file.
  */
 export function createApp(state: ReferenceState, options: AppOptions = {}): Express {
@@ -44,18 +45,10 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
   // on this app's own request prototype, so no other Express app in the process is touched.
   app.set("etag", false);
   Object.defineProperty(app.request, "fresh", { configurable: true, get: () => false });
-  app.set("query parser", "simple");
+  app.set("query parser", parseQuery);
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
 
-  app.use(
-    apiDoor(state, {
-      ids: options.ids ?? randomIds,
-      bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-      latency: options.latency ?? null,
-      log,
-    }),
-  );
   if (options.control !== undefined && options.control !== false) {
     const control = new Control(state, options.latency ?? null);
     app.use(
@@ -74,10 +67,17 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
       control: options.control !== undefined && options.control !== false,
     }),
   );
-  // A path that belongs to no door: §7's envelope, and no CORS, since only the API has it.
-  app.use((req, _res, next) =>
-    next(new ApiError("not_found", `No page or endpoint ${req.method} ${req.path}`)),
+  // Every other path is the API's, the door a client of the API meets whatever it mistypes: CORS,
+  // then the token before the path (spec-gaps #26), then 404 in §7's envelope.
+  app.use(
+    apiDoor(state, {
+      ids: options.ids ?? randomIds,
+      bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      latency: options.latency ?? null,
+      log,
+    }),
   );
+  // Only reached by an error no door handled itself.
   app.use(errorHandler(log));
   return app;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultFixturesDir } from "./fixtures/paths.js";
+import { exchange, expectEnvelope, only } from "./test-support/raw-http.js";
 
 // The entry file, run as a user runs it: a child process, its stdout, its exit.
 
@@ -135,7 +136,7 @@ describe("accounting-reference (bin)", () => {
     const res = await fetch(`${baseUrl}/__control/`, {
       headers: { Authorization: "Bearer my-own-control-key-123" },
     });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(401); // the API answers: the key is no API token
   });
 
   it.each([
@@ -146,5 +147,14 @@ describe("accounting-reference (bin)", () => {
     const bad = start([flag, value]);
     expect(await bad.exited).not.toBe(0);
     expect(bad.output().stderr).toContain(message);
+  });
+
+  it("answers a request Node refuses itself in the §7 envelope, with CORS", async () => {
+    const run = start(["--quiet", "--port", "0"]);
+    const [, port = ""] = await run.waitFor(/^http:\/\/127\.0\.0\.1:(\d+)$/m);
+    const res = only(await exchange(Number(port), "get /api/v1/contacts HTTP/1.1\r\nHost: x\r\n\r\n"));
+    expectEnvelope(res, 400, "invalid_request");
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
   });
 });

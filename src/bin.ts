@@ -6,6 +6,7 @@ import { SCOPES } from "./domain/model.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { defaultFixturesDir } from "./fixtures/paths.js";
 import { createReference, DEFAULT_TOKEN_PREFIX, type Reference } from "./reference.js";
+import { createServer } from "./server.js";
 
 // The entry file: flags, listening, the banner and signals. Everything else is createApp's.
 
@@ -142,7 +143,7 @@ try {
       process.exit(1);
     },
   });
-  const server = reference.app.listen(opts.port, opts.host);
+  const server = createServer(reference.app).listen(opts.port, opts.host);
   server.once("error", (err: NodeJS.ErrnoException) => {
     console.error(`Cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}`);
     process.exit(1);

@@ -1,4 +1,5 @@
 export { createApp, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT, type AppOptions } from "./app.js";
+export { createServer, SERVER_DEFAULTS, type ServerOptions } from "./server.js";
 export { createReference, DEFAULT_TOKEN_PREFIX, type Reference, type ReferenceOptions } from "./reference.js";
 export { TokenRegistry, type TokenStatus, type TokenView } from "./auth/tokens.js";
 export { Store } from "./store/store.js";

@@ -1,8 +1,11 @@
+import type { Server } from "node:http";
 import request from "supertest";
-import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Accounting } from "../domain/accounting.js";
 import { randomIds } from "../domain/ids.js";
 import { buildRoutes } from "../routing/routes.js";
+import { createServer } from "../server.js";
+import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../test-support/raw-http.js";
 import {
   ENDPOINTS,
   describeEndpoint,
@@ -335,5 +338,67 @@ describe("usage: request count and last use (§5.7, spec-gaps #28)", () => {
     await request(ref.app).get(CONTACTS).set(ref.auth("boreal-full"));
     expect(usage("boreal-full").requestCount).toBe(1);
     expect(usage("lumiere-full").requestCount).toBe(0);
+  });
+});
+
+describe("two Authorization headers (RFC 9110 §5.3: one value)", () => {
+  // Node keeps only the first in req.headers, so only raw bytes over a socket show the second.
+  let server: Server | undefined;
+  let port: number;
+  beforeEach(async () => {
+    server = createServer(ref.app);
+    port = await listen(server);
+  });
+  afterEach(async () => {
+    if (server !== undefined) await close(server);
+    server = undefined;
+  });
+
+  const send = (...values: string[]) =>
+    exchange(
+      port,
+      rawRequest(`GET ${CONTACTS} HTTP/1.1`, [
+        "Host: 127.0.0.1",
+        ...values.map((v) => `Authorization: ${v}`),
+      ]),
+    );
+
+  it.each([
+    {
+      case: "the same valid token twice",
+      values: () => [`Bearer ${ref.token("lumiere-full")}`, `Bearer ${ref.token("lumiere-full")}`],
+    },
+    {
+      case: "a valid token, then an unknown one",
+      values: () => [`Bearer ${ref.token("lumiere-full")}`, `Bearer acct_${"Q".repeat(40)}`],
+    },
+    {
+      case: "an unknown token, then a valid one",
+      values: () => [`Bearer acct_${"Q".repeat(40)}`, `Bearer ${ref.token("lumiere-full")}`],
+    },
+    {
+      case: "a valid token, then an empty header",
+      values: () => [`Bearer ${ref.token("lumiere-full")}`, ""],
+    },
+    {
+      case: "two tokens of two organizations",
+      values: () => [`Bearer ${ref.token("lumiere-full")}`, `Bearer ${ref.token("boreal-full")}`],
+    },
+  ])("refuses $case with 401 unauthorized", async ({ values }) => {
+    const res = only(await send(...values()));
+    const error = expectEnvelope(res, 401, "unauthorized");
+    expect(error.message).toMatch(/Authorization/);
+    expect(res.headers.get("www-authenticate")).toEqual(['Bearer error="invalid_request"']);
+  });
+
+  it("counts the refused request against neither token", async () => {
+    const count = () => ref.tokens.get(ref.tokenId("lumiere-full"))?.requestCount;
+    const before = count();
+    await send(`Bearer ${ref.token("lumiere-full")}`, `Bearer ${ref.token("lumiere-full")}`);
+    expect(count()).toBe(before);
+  });
+
+  it("serves the same request with the header once", async () => {
+    expect(only(await send(`Bearer ${ref.token("lumiere-full")}`)).status).toBe(200);
   });
 });

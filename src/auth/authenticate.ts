@@ -2,6 +2,7 @@ import { ipKeyGenerator } from "express-rate-limit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { ApiError } from "../errors.js";
 import { planHasApiAccess, type Scope } from "../domain/model.js";
+import { headerCount } from "../routing/headers.js";
 import type { Store } from "../store/store.js";
 import type { Resolution, TokenRegistry, TokenView } from "./tokens.js";
 
@@ -10,10 +11,13 @@ export interface AuthContext {
   organizationId: string;
 }
 
+/** What the request's Authorization header came to: a token's resolution, or several headers. */
+export type Presented = Resolution | { ok: false; reason: "repeated"; tokenId?: undefined };
+
 declare module "express-serve-static-core" {
   interface Locals {
     /** Set by `identify` for every request: what the bearer token resolved to, and the rate-limit key. */
-    identity?: { resolution: Resolution; rateLimitKey: string };
+    identity?: { resolution: Presented; rateLimitKey: string };
     /** Set by `authenticate` once the token is known to be active. */
     auth?: AuthContext;
   }
@@ -26,7 +30,12 @@ declare module "express-serve-static-core" {
  */
 export function identify(tokens: TokenRegistry): RequestHandler {
   return (req, res, next) => {
-    const resolution = tokens.resolve(req.headers.authorization);
+    // Authorization holds one value (RFC 9110 §5.3, §11.6.2); Node keeps the first of several without a
+    // word, so a request carrying two is refused rather than judged by whichever came first.
+    const resolution: Presented =
+      headerCount(req, "authorization") > 1
+        ? { ok: false, reason: "repeated" }
+        : tokens.resolve(req.headers.authorization);
     if (resolution.ok) tokens.recordUse(resolution.token.id);
     const tokenId = resolution.ok ? resolution.token.id : resolution.tokenId;
     const rateLimitKey = tokenId === undefined ? `ip:${ipKeyGenerator(req.ip ?? "")}` : `token:${tokenId}`;
@@ -35,12 +44,22 @@ export function identify(tokens: TokenRegistry): RequestHandler {
   };
 }
 
-const UNAUTHORIZED: Record<Exclude<Resolution, { ok: true }>["reason"], string> = {
+const UNAUTHORIZED: Record<Exclude<Presented, { ok: true }>["reason"], string> = {
   missing: "Missing bearer token: send the header Authorization: Bearer <token>",
   malformed: "Malformed Authorization header: expected Bearer <token>",
+  repeated: "Several Authorization headers: send exactly one",
   unknown: "Invalid token",
   revoked: "This token has been revoked",
   expired: "This token has expired",
+};
+
+const WWW_AUTHENTICATE: Record<keyof typeof UNAUTHORIZED, string> = {
+  missing: "Bearer",
+  malformed: 'Bearer error="invalid_token"',
+  unknown: 'Bearer error="invalid_token"',
+  revoked: 'Bearer error="invalid_token"',
+  expired: 'Bearer error="invalid_token"',
+  repeated: 'Bearer error="invalid_request"',
 };
 
 /**
@@ -53,8 +72,9 @@ export function authenticate(store: Store): RequestHandler {
     const resolution = res.locals.identity?.resolution;
     if (resolution === undefined || !resolution.ok) {
       const reason = resolution?.reason ?? "missing";
-      // RFC 6750 §3: a 401 for a bearer-protected resource names the scheme.
-      res.setHeader("WWW-Authenticate", reason === "missing" ? "Bearer" : 'Bearer error="invalid_token"');
+      // RFC 6750 §3: a 401 for a bearer-protected resource names the scheme; §3.1 calls a repeated
+      // credential an invalid_request (with 400, but §5.6 makes every unusable token a 401).
+      res.setHeader("WWW-Authenticate", WWW_AUTHENTICATE[reason]);
       next(new ApiError("unauthorized", UNAUTHORIZED[reason]));
       return;
     }

@@ -18,21 +18,17 @@ export interface ApiDoorOptions {
   log: (line: string) => void;
 }
 
-/**
- * Every path under /api is the API's, so that a wrong version or a typo gets the API's own answers
- * (CORS, 401 before 404) rather than those of the pages beside it.
- */
-export const isApiPath = (path: string): boolean => path === "/api" || path.startsWith("/api/");
-
 /** HEAD has no endpoint in §4; Express would otherwise answer it from the GET route. */
 const rejectHead: RequestHandler = (req, res, next) =>
   req.method === "HEAD" ? notFound(req, res, next) : next();
 
-/** The API door: the pipeline of §4, §5, §7 and §8 over the reference state. */
+/**
+ * The API door: the pipeline of §4, §5, §7 and §8 over the reference state. It answers every path
+ * the other doors leave, so that a mistyped path still gets the API's CORS headers and envelope.
+ */
 export function apiDoor(state: ReferenceState, options: ApiDoorOptions): Router {
   const accounting = new Accounting({ store: state.store, clock: state.clock, ids: options.ids });
   const api = express.Router({ strict: true, caseSensitive: true });
-  api.use((req, _res, next) => (isApiPath(req.path) ? next() : next("router")));
 
   // The journal first, so that it sees every request, pre-flights and refusals included.
   api.use(journalRequests(state));

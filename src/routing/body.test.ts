@@ -1,10 +1,19 @@
-import { request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../app.js";
-import { expectData, expectError, sharedReference, type TestReference } from "../test-support/reference.js";
+import { MAX_JSON_DEPTH } from "../validation/json.js";
+import { createServer } from "../server.js";
+import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../test-support/raw-http.js";
+import {
+  expectData,
+  expectError,
+  expectInvalid,
+  sharedReference,
+  type TestReference,
+} from "../test-support/reference.js";
 
 const CONTACTS = "/api/v1/contacts";
 const PRODUCTS = "/api/v1/products";
@@ -67,6 +76,48 @@ describe("malformed JSON (spec-gaps #14)", () => {
   });
 });
 
+describe("deep nesting (issue 7, point 6)", () => {
+  const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+  const inPhone = (depth: number) => `{"type":"CLIENT","name":"x","phone":${nested(depth)}}`;
+
+  it.each([
+    ["one level over the limit", inPhone(MAX_JSON_DEPTH)],
+    ["10 000 levels", inPhone(10_000)],
+    ["50 000 levels, never closed", `{"type":"CLIENT","name":"x","phone":${"[".repeat(50_000)}`],
+    ["10 000 levels of objects", `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`],
+  ])("refuses %s with a message of our own, naming the limit", async (_why, body) => {
+    const res = await post(body, json);
+    await expectRefused(res);
+    const { message } = (res.body as { error: { message: string } }).error;
+    expect(message).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(message).not.toMatch(/stack|Maximum call/i);
+  });
+
+  it("judges a body at the limit by its schema, not its depth", async () => {
+    const res = await post(inPhone(MAX_JSON_DEPTH - 1), json);
+    expectInvalid(res, "phone");
+  });
+
+  it("does not count brackets inside strings, escaped quotes included", async () => {
+    const address = `\\"${"[".repeat(300)}{{{`;
+    const res = await post(`{"type":"CLIENT","name":"x","address":"${address}"}`, json);
+    expect(expectData(res, 201)).toMatchObject({ id: expect.any(String) });
+  });
+});
+
+describe("a byte order mark (RFC 8259 §8.1)", () => {
+  it("refuses a body that starts with one", async () => {
+    const res = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(VALID)]), json);
+    await expectRefused(res);
+    expect((res.body as { error: { message: string } }).error.message).toMatch(/byte order mark/);
+  });
+
+  it("accepts U+FEFF inside a string", async () => {
+    const res = await post('{"type":"CLIENT","name":"a\uFEFFb"}', json);
+    expect(expectData(res, 201)).toMatchObject({ name: "a\uFEFFb" });
+  });
+});
+
 describe("media type (spec-gaps #13)", () => {
   it.each([
     ["no Content-Type", {}],
@@ -99,6 +150,37 @@ describe("media type (spec-gaps #13)", () => {
     await expectRefused(
       await post('{"sku":"A","name":"x","unitPrice":1}', { "Content-Type": "text/plain" }, PRODUCTS),
     );
+  });
+});
+
+describe("two Content-Type headers (RFC 9110 §5.3: one value)", () => {
+  // Node keeps only the first in req.headers, so only raw bytes over a socket show the second.
+  let server: Server | undefined;
+  afterEach(async () => {
+    if (server !== undefined) await close(server);
+    server = undefined;
+  });
+
+  it.each([
+    ["the same type twice", ["application/json", "application/json"]],
+    ["JSON, then text", ["application/json", "text/plain"]],
+    ["text, then JSON", ["text/plain", "application/json"]],
+  ])("refuses %s with 400 and stores nothing", async (_why, types) => {
+    server = createServer(ref.app);
+    const port = await listen(server);
+    const bytes = rawRequest(
+      `POST ${CONTACTS} HTTP/1.1`,
+      [
+        "Host: 127.0.0.1",
+        `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+        ...types.map((t) => `Content-Type: ${t}`),
+        `Content-Length: ${Buffer.byteLength(VALID)}`,
+      ],
+      VALID,
+    );
+    const error = expectEnvelope(only(await exchange(port, bytes)), 400, "invalid_request");
+    expect(error.message).toMatch(/Content-Type/);
+    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
   });
 });
 
@@ -257,5 +339,116 @@ describe("size cap (spec-gaps #15)", () => {
     });
     expect(answer).toMatchObject({ status: 400, body: { error: { code: "invalid_request" } } });
     expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
+  });
+});
+
+describe("oversized bodies are refused without being read (issue 7, point 7)", () => {
+  let server: Server | undefined;
+  let port: number;
+  beforeEach(async () => {
+    server = createServer(ref.app);
+    port = await listen(server);
+  });
+  afterEach(async () => {
+    if (server !== undefined) await close(server);
+    server = undefined;
+  });
+
+  const head = (framing: string) =>
+    rawRequest(`POST ${CONTACTS} HTTP/1.1`, [
+      "Host: 127.0.0.1",
+      `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+      "Content-Type: application/json",
+      framing,
+    ]);
+
+  // Each client below sends less than it announces and then waits: only an answer given before
+  // the body is read can reach it.
+  it("answers a declared Content-Length over the cap at once, from the header alone", async () => {
+    const result = await exchange(port, [head("Content-Length: 50000000"), '{"type":"CLIENT","name":"']);
+    const res = only(result);
+    const error = expectEnvelope(res, 400, "invalid_request");
+    expect(error.message).toMatch(String(DEFAULT_BODY_LIMIT_BYTES));
+    expect(res.headers.get("connection")).toEqual(["close"]);
+    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
+  });
+
+  it("answers a chunked body that never ends as soon as it passes the cap", async () => {
+    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+    const filler = Array.from({ length: Math.ceil(DEFAULT_BODY_LIMIT_BYTES / 8192) + 2 }, () =>
+      chunk("x".repeat(8192)),
+    );
+    const result = await exchange(port, [
+      head("Transfer-Encoding: chunked"),
+      chunk('{"type":"CLIENT","name":"'),
+      ...filler,
+    ]);
+    const res = only(result);
+    expectEnvelope(res, 400, "invalid_request");
+    expect(res.headers.get("connection")).toEqual(["close"]);
+    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
+  });
+
+  it("closes the connection after any refusal sent before the body was read, rather than drain it", async () => {
+    const bytes = rawRequest(`POST ${CONTACTS} HTTP/1.1`, [
+      "Host: 127.0.0.1",
+      "Content-Type: application/json",
+      "Content-Length: 50000000",
+    ]);
+    const res = only(await exchange(port, bytes));
+    expectEnvelope(res, 401, "unauthorized");
+    expect(res.headers.get("connection")).toEqual(["close"]);
+  });
+
+  it("keeps the connection open after refusing requests that have no body", async () => {
+    const bare = rawRequest(`GET ${CONTACTS} HTTP/1.1`, ["Host: 127.0.0.1"]);
+    const result = await exchange(port, [bare, bare], { responses: 2 });
+    expect(result.responses.map((r) => [r.status, r.headers.get("connection")?.[0]])).toEqual([
+      [401, "keep-alive"],
+      [401, "keep-alive"],
+    ]);
+  });
+
+  it("keeps the connection open after a body it read in full", async () => {
+    const bad = "{";
+    const good = VALID;
+    const request = (body: string) =>
+      rawRequest(
+        `POST ${CONTACTS} HTTP/1.1`,
+        [
+          "Host: 127.0.0.1",
+          `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+          "Content-Type: application/json",
+          `Content-Length: ${Buffer.byteLength(body)}`,
+        ],
+        body,
+      );
+    const result = await exchange(port, [request(bad), request(good)], { responses: 2 });
+    expect(result.responses.map((r) => r.status)).toEqual([400, 201]);
+  });
+});
+
+describe("a body read before the app", () => {
+  // What the kit's variant harness does: read the body, maybe rewrite it, leave it on req.body.
+  it("is taken from req.body once the request has been read to its end, as body-parser took it", async () => {
+    const wrapper = createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8").replace("Before", "Rewritten");
+        Object.assign(req, { body: Buffer.from(text) });
+        ref.app(req, res);
+      });
+    });
+    const port = await listen(wrapper);
+    try {
+      const res = await request(`http://127.0.0.1:${port}`)
+        .post(CONTACTS)
+        .set(ref.auth("lumiere-full"))
+        .send({ type: "CLIENT", name: "Before" });
+      expect(expectData(res, 201)).toMatchObject({ name: "Rewritten" });
+    } finally {
+      await close(wrapper);
+    }
   });
 });

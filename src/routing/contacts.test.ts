@@ -3,6 +3,7 @@ import request from "supertest";
 import { beforeEach, describe, expect, it } from "vitest";
 import { CONTACT_TYPES } from "../domain/model.js";
 import { ContactCreatedJson, ContactJson } from "../serialization/resources.js";
+import { MAX_DETAIL_FIELDS } from "../validation/validate.js";
 import {
   TEST_NOW,
   checkProperty,
@@ -310,6 +311,28 @@ describe("POST /api/v1/contacts: validation", () => {
       expect(messages.length).toBeGreaterThan(0);
       for (const m of messages) expect(typeof m).toBe("string");
     }
+  });
+
+  it("names at most the first 20 fields of 9 000 unknown ones and counts the rest, in an answer smaller than the body", async () => {
+    const body = {
+      ...base,
+      ...Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`u${i}`, 1])),
+    };
+    const sent = JSON.stringify(body).length;
+    const res = await create(body);
+    const details = expectInvalid(res, "u0");
+    expect(Object.keys(details)).toHaveLength(MAX_DETAIL_FIELDS);
+    expect((res.body as { error: { message: string } }).error.message).toContain(
+      `and ${9000 - MAX_DETAIL_FIELDS} more fields`,
+    );
+    expect(res.text.length).toBeLessThan(sent);
+  });
+
+  it("keeps a long unknown field name whole in details and cuts it in the message", async () => {
+    const key = "k".repeat(5000);
+    const res = await create({ ...base, [key]: 1 });
+    expectInvalid(res, key);
+    expect((res.body as { error: { message: string } }).error.message.length).toBeLessThan(300);
   });
 
   it("refuses a lone surrogate in a name", async () => {

@@ -1,5 +1,6 @@
 import request from "supertest";
 import { beforeEach, describe, expect, it } from "vitest";
+import { corsResponseHeaders } from "./cors.js";
 import {
   PATHS,
   expectError,
@@ -114,6 +115,22 @@ describe("CORS headers on actual responses (spec-gaps #22)", () => {
     const res = await request(ref.app).get("/api/v1/contacts").set("Origin", ORIGIN);
     expect(list(res.headers["access-control-expose-headers"])).toEqual(
       expect.arrayContaining(["ratelimit", "ratelimit-policy", "retry-after", "www-authenticate"]),
+    );
+  });
+});
+
+describe("corsResponseHeaders", () => {
+  // Answers written outside Express (src/server.ts) must look like the middleware's to a browser.
+  it("names exactly the headers and values the middleware writes on an actual response", async () => {
+    const res = await request(ref.app).get("/api/v1/contacts").set("Origin", ORIGIN);
+    for (const [name, value] of Object.entries(corsResponseHeaders())) {
+      expect(res.headers[name.toLowerCase()]).toBe(value);
+    }
+    const written = Object.keys(res.headers).filter((h) => h.startsWith("access-control-"));
+    expect(written.sort()).toEqual(
+      Object.keys(corsResponseHeaders())
+        .map((h) => h.toLowerCase())
+        .sort(),
     );
   });
 });

@@ -48,6 +48,9 @@ export function errorHandler(log: (line: string) => void): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    // A refusal sent before the body was read closes the connection: keeping it open would mean
+    // reading the rest of the body, however long, only to throw it away.
+    if (!req.complete) res.setHeader("Connection", "close");
     res.status(apiError.status).json(errorBody(apiError));
   };
 }

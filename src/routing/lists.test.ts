@@ -5,11 +5,11 @@ import type { z } from "zod";
 import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES } from "../domain/model.js";
 import { ContactJson, ExpenseJson, InvoiceJson, ProductJson } from "../serialization/resources.js";
 import {
-  compareIds,
   expectData,
   expectInvalid,
   readFixture,
   sharedReference,
+  testReference,
   type FixtureRecord,
   type TestReference,
 } from "../test-support/reference.js";
@@ -106,15 +106,25 @@ const keyOf = (spec: ListSpec, record: { [field: string]: unknown }): number => 
   return Date.parse(value);
 };
 
-/** Newest first, ties by id descending (spec-gaps #7): the order the tests expect, from the files. */
+/**
+ * Newest first (spec-gaps #7, DECISIONS.md): by the order key, then createdAt, then the later in the
+ * file first (the fixtures are loaded in file order): the order the tests expect, from the files.
+ */
 function expectedOrder(
   spec: ListSpec,
   organizationId: string,
   keep: (r: FixtureRecord) => boolean = () => true,
 ) {
   return (fixtures.get(spec.name) ?? [])
-    .filter((r) => r.organizationId === organizationId && keep(r))
-    .sort((a, b) => keyOf(spec, b) - keyOf(spec, a) || compareIds(b.id, a.id));
+    .map((record, position) => ({ record, position }))
+    .filter(({ record }) => record.organizationId === organizationId && keep(record))
+    .sort(
+      (a, b) =>
+        keyOf(spec, b.record) - keyOf(spec, a.record) ||
+        Date.parse(b.record.createdAt) - Date.parse(a.record.createdAt) ||
+        b.position - a.position,
+    )
+    .map(({ record }) => record);
 }
 
 async function list(spec: ListSpec, query = "", label = "lumiere-full") {
@@ -132,12 +142,12 @@ const older = (n: number, prefix: string) =>
 describe.each(LISTS)("GET $path", (spec) => {
   const count = () => expectedOrder(spec, LUMIERE).length;
 
-  it("serves every record of the organization, newest first, ties by id descending", async () => {
+  it("serves every record of the organization, newest first, ties by createdAt", async () => {
     expect(count()).toBeGreaterThanOrEqual(8);
     expect(ids(await list(spec, "?limit=200"))).toEqual(ids(expectedOrder(spec, LUMIERE)));
   });
 
-  it("breaks ties on the order key by id, descending, in code-unit order", async () => {
+  it("serves records equal on the order key and createdAt last added first, whatever their ids", async () => {
     const at = new Date("2026-11-19T00:00:00.000Z");
     const tied = ["tie_b", "tie_C", "tie_a", "tie_0", "tie_B"];
     spec.add(
@@ -146,7 +156,7 @@ describe.each(LISTS)("GET $path", (spec) => {
       tied.map((id) => ({ id, at })),
     );
     const served = ids(await list(spec, "?limit=5"));
-    expect(served).toEqual(["tie_b", "tie_a", "tie_C", "tie_B", "tie_0"]);
+    expect(served).toEqual(["tie_B", "tie_0", "tie_a", "tie_C", "tie_b"]);
   });
 
   describe("limit", () => {
@@ -208,6 +218,25 @@ describe.each(LISTS)("GET $path", (spec) => {
     );
   });
 
+  describe("parameters behind 3 000 others (Node's query-string cap was 1 000)", () => {
+    const filler = Array.from({ length: 3000 }, (_, i) => `f${i % 10}`).join("&");
+    const behind = (query: string) =>
+      request(ref.app).get(`${spec.path}?${filler}&${query}`).set(ref.auth("lumiere-full"));
+
+    it.each([
+      ["limit=0", "limit"],
+      ["limit=1&limit=2", "limit"],
+      ["before=garbage", "before"],
+      ...(spec.filter === undefined ? [] : [[`${spec.filter.param}=BOGUS`, spec.filter.param]]),
+    ])("still refuses %s naming it", async (query, field) => {
+      expectInvalid(await behind(query), field);
+    });
+
+    it("still reads limit=1", async () => {
+      expect(expectData(await behind("limit=1"), 200)).toHaveLength(1);
+    });
+  });
+
   describe("before (spec-gaps #8)", () => {
     const expectedBefore = (cut: number, limit = 200) =>
       ids(expectedOrder(spec, LUMIERE, (r) => keyOf(spec, r) < cut)).slice(0, limit);
@@ -234,6 +263,25 @@ describe.each(LISTS)("GET $path", (spec) => {
       const later = new Date(keyOf(spec, record) + 1).toISOString();
       expect(ids(await list(spec, `?limit=200&before=${later}`))).toContain(record.id);
     });
+
+    // Served instants are whole milliseconds; a `before` between two of them keeps the earlier one.
+    // The item is at midnight, an instant every list may serve (invoice and expense dates are midnights).
+    it.each([
+      { before: "2026-11-19T00:00:00.0000001Z", kept: true },
+      { before: "2026-11-19T00:00:00.0009999999Z", kept: true },
+      { before: "2026-11-18T20:00:00.0000001-04:00", kept: true },
+      { before: "2026-11-19T00:00:00.000000000Z", kept: false },
+      { before: "2026-11-18T23:59:59.9999999Z", kept: false },
+    ])(
+      "compares $before exactly with an item at 2026-11-19T00:00:00.000Z (kept: $kept)",
+      async ({ before, kept }) => {
+        const at = new Date("2026-11-19T00:00:00.000Z");
+        spec.add(ref, LUMIERE, [{ id: `${spec.name}_submilli`, at }]);
+        const served = await list(spec, `?limit=200&before=${encodeURIComponent(before)}`);
+        expect(ids(served).includes(`${spec.name}_submilli`)).toBe(kept);
+        for (const item of served) expect(keyOf(spec, item)).toBeLessThanOrEqual(at.getTime());
+      },
+    );
 
     it("reads a date-time with a numeric offset", async () => {
       const record = pick(2);
@@ -406,6 +454,16 @@ describe("products", () => {
   });
 });
 
+describe("before with sub-millisecond digits on the fixtures", () => {
+  it("keeps the invoices dated 2026-10-30T00:00:00.000Z before 2026-10-30T00:00:00.0001Z", async () => {
+    const res = await request(ref.app)
+      .get("/api/v1/invoices?limit=200&before=2026-10-30T00:00:00.0001Z")
+      .set(ref.auth("lumiere-full"));
+    const dates = (expectData(res, 200) as { date: string }[]).map((i) => i.date);
+    expect(dates.filter((d) => d === "2026-10-30T00:00:00.000Z")).toHaveLength(6);
+  });
+});
+
 describe("paging with before", () => {
   // Contacts and products have distinct createdAt instants, so paging by the last item loses nothing.
   it.each(LISTS.filter((s) => s.key === "createdAt"))(
@@ -421,6 +479,57 @@ describe("paging with before", () => {
         query = `?limit=5&before=${String(last[spec.key])}`;
       }
       expect(walked).toEqual(ids(expectedOrder(spec, LUMIERE)));
+    },
+  );
+});
+
+describe("records created within one millisecond", () => {
+  // The clock stands still, so every record below shares one createdAt; the ids sort against the
+  // order of creation, so an order by id could not pass for the order of creation.
+  let countdown = 0;
+  const descendingIds = (prefix: string) => `${prefix}_${String(999 - (countdown += 1)).padStart(4, "0")}`;
+
+  const creations = [
+    {
+      path: "/api/v1/contacts",
+      body: (n: number) => ({ type: "CLIENT", name: `Same ms ${n}` }),
+    },
+    {
+      path: "/api/v1/products",
+      body: (n: number) => ({ sku: `SAME-MS-${n}`, name: `Same ms ${n}`, unitPrice: 1 }),
+    },
+  ];
+
+  it.each(creations)("serves $path newest first in the order of creation", async ({ path, body }) => {
+    const reference = await testReference({ ids: descendingIds });
+    const created: string[] = [];
+    for (let n = 0; n < 5; n += 1) {
+      const res = await request(reference.app).post(path).set(reference.auth("lumiere-full")).send(body(n));
+      created.push((expectData(res, 201) as { id: string }).id);
+    }
+    const served = await request(reference.app).get(`${path}?limit=5`).set(reference.auth("lumiere-full"));
+    expect(ids(expectData(served, 200) as { id: string }[])).toEqual(created.reverse());
+  });
+
+  // The hole of §4's recipe (README, DECISIONS.md #9): `before` is a time, and a page that ends inside
+  // a millisecond cannot say where in it to resume.
+  it.each(creations)(
+    "loses the rest of a millisecond when $path is paged by before",
+    async ({ path, body }) => {
+      const reference = await testReference({ ids: descendingIds });
+      for (let n = 0; n < 4; n += 1) {
+        await request(reference.app).post(path).set(reference.auth("lumiere-full")).send(body(n));
+      }
+      const read = async (query: string) =>
+        expectData(
+          await request(reference.app).get(`${path}?${query}`).set(reference.auth("lumiere-full")),
+          200,
+        ) as { id: string; createdAt: string }[];
+      const first = await read("limit=2");
+      const next = await read(`limit=2&before=${first.at(-1)?.createdAt ?? ""}`);
+      const all = await read("limit=200");
+      const lost = ids(all).filter((id) => !ids(first).includes(id) && !ids(next).includes(id));
+      expect(lost.slice(0, 2)).toEqual(ids(all).slice(2, 4));
     },
   );
 });

@@ -85,4 +85,16 @@ describe("Store", () => {
       /duplicate id/,
     );
   });
+
+  it("serves contacts created within one millisecond last added first, whatever their ids", () => {
+    const store = twoOrganizations();
+    for (const id of ["c2", "c9", "c1"])
+      store.addContact(contact(id, "a", "CLIENT", "2026-01-01T00:00:00.000Z"));
+    expect(store.listContacts("a", { limit: 50 }).map((c) => c.id)).toEqual(["c1", "c9", "c2"]);
+    expect(store.listContacts("a", { limit: 50, type: "CLIENT" }).map((c) => c.id)).toEqual([
+      "c1",
+      "c9",
+      "c2",
+    ]);
+  });
 });

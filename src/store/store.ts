@@ -26,12 +26,14 @@ class Collection<T extends Keyed, Tag extends string> {
   readonly #byTag = new Map<Tag, OrderedIndex<T>>();
   readonly #byId = new Map<string, T>();
   readonly #key: (item: T) => number;
+  readonly #tie: (item: T) => number;
   readonly #tag: (item: T) => Tag;
 
-  constructor(key: (item: T) => number, tag: (item: T) => Tag) {
+  constructor(key: (item: T) => number, tie: (item: T) => number, tag: (item: T) => Tag) {
     this.#key = key;
+    this.#tie = tie;
     this.#tag = tag;
-    this.#all = new OrderedIndex(key);
+    this.#all = new OrderedIndex(key, tie);
   }
 
   add(item: T): void {
@@ -42,7 +44,7 @@ class Collection<T extends Keyed, Tag extends string> {
     const tag = this.#tag(frozen);
     let index = this.#byTag.get(tag);
     if (index === undefined) {
-      index = new OrderedIndex(this.#key);
+      index = new OrderedIndex(this.#key, this.#tie);
       this.#byTag.set(tag, index);
     }
     index.insert(frozen);
@@ -88,11 +90,16 @@ export interface StoreRecords {
 const byCreatedAt = (r: { createdAt: Date }): number => r.createdAt.getTime();
 const byDate = (r: { date: Date }): number => r.date.getTime();
 
+/**
+ * Newest first (spec-gaps #7, DECISIONS.md): by createdAt, or by date and then createdAt; records
+ * equal on both come in the reverse order they were added, which for records made through the API is
+ * the order of creation. Ids are random and order nothing.
+ */
 class OrganizationData {
-  readonly contacts = new Collection<Contact, ContactType>(byCreatedAt, (c) => c.type);
-  readonly products = new Collection<Product, "all">(byCreatedAt, () => "all");
-  readonly invoices = new Collection<Invoice, InvoiceStatus>(byDate, (i) => i.status);
-  readonly expenses = new Collection<Expense, ExpenseStatus>(byDate, (e) => e.status);
+  readonly contacts = new Collection<Contact, ContactType>(byCreatedAt, byCreatedAt, (c) => c.type);
+  readonly products = new Collection<Product, "all">(byCreatedAt, byCreatedAt, () => "all");
+  readonly invoices = new Collection<Invoice, InvoiceStatus>(byDate, byCreatedAt, (i) => i.status);
+  readonly expenses = new Collection<Expense, ExpenseStatus>(byDate, byCreatedAt, (e) => e.status);
   readonly accounts = new Map<string, LedgerAccount>();
   /** sku → product: the uniqueness rule of §4 is per organization and exact (spec-gaps #20). */
   readonly skus = new Map<string, Product>();

@@ -134,8 +134,25 @@ const limit = z
   });
 
 /**
- * `before` (spec-gaps #8): an ISO 8601 date (midnight UTC) or a date-time with its zone; exclusive.
- * Becomes ms since the epoch, the unit the store's order keys use.
+ * The exclusive bound, in whole ms, that keeps exactly the items strictly before the instant `text`
+ * names. Date.parse is given the fraction as exactly three digits: it drops digits past the third,
+ * which moved a `before` of 00:00:00.0001 back to 00:00:00.000 and lost the items at that
+ * millisecond, though they are strictly earlier; and V8 misreads ten digits or more (.0001000000
+ * became 1 ms). Order keys are whole ms, so below an instant inside a millisecond means at that
+ * millisecond or earlier: below the next one.
+ */
+export function exclusiveBoundMs(text: string): number {
+  const fraction = /\.(\d+)/.exec(text);
+  if (fraction === null) return Date.parse(text);
+  const digits = fraction[1] ?? "";
+  const ms = Date.parse(text.replace(fraction[0], `.${digits.slice(0, 3).padEnd(3, "0")}`));
+  return /[1-9]/.test(digits.slice(3)) ? ms + 1 : ms;
+}
+
+/**
+ * `before` (spec-gaps #8): an ISO 8601 date (midnight UTC) or a date-time with its zone; exclusive,
+ * compared exactly, whatever the number of fraction digits. Becomes ms since the epoch, the unit the
+ * store's order keys use.
  */
 const before = z
   .union(
@@ -158,7 +175,7 @@ const before = z
     description:
       "Only items strictly before this instant: a date (midnight UTC) or a date-time with its zone. Newest-first lists end on the date of their last item; following with `before` set to it skips the rest of that day (§4 Pagination).",
   })
-  .transform((s) => Date.parse(s))
+  .transform(exclusiveBoundMs)
   .optional();
 
 export const ContactListQuery = z.object({ type: z.enum(CONTACT_TYPES).optional(), limit, before });

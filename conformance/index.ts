@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { TokenManifest } from "../src/fixtures/manifest.js";
+import type { TokenManifest } from "./manifest-schema.js";
 import { FetchHttpClient, RequestError } from "./client.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
 import { Pacer } from "./pacer.js";
@@ -24,7 +24,7 @@ export type {
   TokenPool,
 } from "./types.js";
 export { CheckFailure, LEVELS } from "./types.js";
-export type { ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+export type { ManifestToken, TokenManifest } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
 export { InvalidOptionError, failsRun } from "./runner.js";
 export { RequestError } from "./client.js";

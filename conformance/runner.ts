@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { TokenManifest } from "../src/fixtures/manifest.js";
+import type { TokenManifest } from "./manifest-schema.js";
 import { RequestError } from "./client.js";
 import { ManifestTokenPool } from "./tokens.js";
 import {

@@ -1,4 +1,4 @@
-import type { ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+import type { ManifestToken, TokenManifest } from "./manifest-schema.js";
 
 /**
  * The contract between the kit's runner and its catalogue of checks. A check states one rule of the

@@ -1,4 +1,4 @@
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectError, expectStatus, expectSuccess, statusAndCode } from "./assert.js";
 import { fullToken, usableTokens, validContact, validProduct } from "./data.js";

@@ -1,4 +1,4 @@
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,

@@ -1,5 +1,5 @@
 import { Decimal } from "decimal.js";
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectDataObject,

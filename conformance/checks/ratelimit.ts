@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "./assert.js";
 import { fullToken, listRequest, memo, usableTokens } from "./data.js";

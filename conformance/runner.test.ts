@@ -30,6 +30,7 @@ const options = (over: Partial<RunOptions> = {}): RunOptions => ({
   seed: 1234,
   numRuns: 5,
   rateLimit: 1000,
+  rateLimitPer: "address",
   rateWindowMs: 1000,
   ...over,
 });

@@ -4,11 +4,13 @@ import { RequestError } from "./client.js";
 import { ManifestTokenPool } from "./tokens.js";
 import {
   CheckFailure,
+  systemKitClock,
   type Check,
   type CheckContext,
   type CheckResult,
   type HttpClient,
   type HttpExchange,
+  type KitClock,
   type Level,
   type Outcome,
   type RunOptions,
@@ -114,8 +116,8 @@ export interface RunnerInput {
   /** Default `makeMarker(options.seed)`. */
   marker?: string;
   onResult?: ((result: CheckResult) => void) | undefined;
-  /** For token expiry; default the system clock. */
-  now?: () => Date;
+  /** The run's clock (waits, bursts, token expiry); default the system clock. */
+  clock?: KitClock | undefined;
 }
 
 /**
@@ -124,12 +126,14 @@ export interface RunnerInput {
  */
 export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
   const { options } = input;
+  const clock = input.clock ?? systemKitClock;
   const shared: Shared = {
     http: input.http,
-    tokens: new ManifestTokenPool(input.manifest, { skip, now: input.now }),
+    tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
     cache: new Map<string, unknown>(),
+    clock,
   };
   const results: CheckResult[] = [];
   const selection = selectChecks(input.catalogue, {

@@ -1,4 +1,4 @@
-import type { ManifestToken, TokenManifest } from "./manifest-schema.js";
+import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 
 /**
  * The contract between the kit's runner and its catalogue of checks. A check states one rule of the
@@ -89,14 +89,34 @@ export interface RunOptions {
   readOnly: boolean;
   seed: number;
   numRuns: number;
-  /** Requests per window the target is expected to enforce (--rate-limit, per minute). */
+  /** Requests per window the target is expected to enforce (--rate-limit, else the manifest, else 100). */
   rateLimit: number;
+  /** What the target's limit counts (the manifest's `rateLimit.per`, else "token"); the kit paces each apart. */
+  rateLimitPer: RateLimitScope;
   /**
    * The rate-limit window in ms: 60 000 against any target. The embedded reference runs with a shorter
    * window so that a default run is not throttled to 100 requests a minute (see DECISIONS.md).
    */
   rateWindowMs: number;
+  /** The token manifest file (--tokens), when one was given: a replay must use it too. */
+  tokens?: string;
+  /** Slow checks were run (--slow). */
+  slow?: boolean;
 }
+
+/**
+ * Time as the kit sees it: wall-clock milliseconds and a way to wait. Injected, so that the kit's own
+ * tests run on a virtual clock shared with the server they check, whatever the machine's speed.
+ */
+export interface KitClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemKitClock: KitClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 export interface TokenPool {
   manifest: TokenManifest;
@@ -118,6 +138,8 @@ export interface CheckContext {
   observe(observation: string): void;
   /** Shared state between checks of one run (e.g. records created once and read by several checks). */
   cache: Map<string, unknown>;
+  /** The run's clock: checks that wait (Retry-After) or time a burst read it, never the process clock. */
+  clock: KitClock;
 }
 
 /** Thrown by a check (through the assertion helpers) to fail it with a readable account. */
@@ -172,5 +194,14 @@ export interface RunReport {
   startedAt: string;
   durationMs: number;
   requests: number;
+  /** How the run was paced, and how its requests fell on the tokens. */
+  pacing?: {
+    /** Where the rate limit came from: --rate-limit, the manifest's `rateLimit`, or the default. */
+    source: "option" | "manifest" | "default";
+    /** Set when a 429 showed the target counting more widely than declared (see RatePacer). */
+    fellBack?: string;
+    /** Requests per manifest token label; "(no manifest token)" for the others. */
+    requestsByToken: Record<string, number>;
+  };
   results: CheckResult[];
 }

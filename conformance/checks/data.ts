@@ -19,7 +19,7 @@ export const fullToken = (ctx: CheckContext, org: 0 | 1 = 0): ManifestToken =>
 export function usableTokens(ctx: CheckContext): ManifestToken[] {
   const { manifest } = ctx.tokens;
   const apiOrgs = new Set(manifest.organizations.filter((o) => o.apiAccess).map((o) => o.id));
-  const now = Date.now();
+  const now = ctx.clock.now();
   return manifest.tokens.filter(
     (t) =>
       t.state === "active" &&

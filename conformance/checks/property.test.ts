@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CheckFailure, type CheckContext, type HttpExchange } from "../types.js";
+import { CheckFailure, systemKitClock, type CheckContext, type HttpExchange } from "../types.js";
 import { checkProperty, writeRuns } from "./property.js";
 
 /** A context with only what checkProperty reads: the options. */
@@ -13,6 +13,7 @@ function context(seed = 1234, numRuns = 25): CheckContext {
       seed,
       numRuns,
       rateLimit: 100,
+      rateLimitPer: "token",
       rateWindowMs: 60_000,
     },
     http: {
@@ -33,6 +34,7 @@ function context(seed = 1234, numRuns = 25): CheckContext {
     },
     observe: () => undefined,
     cache: new Map(),
+    clock: systemKitClock,
   };
 }
 

@@ -37,6 +37,7 @@ function sampleReport(): RunReport {
       seed: 987654,
       numRuns: 25,
       rateLimit: 100,
+      rateLimitPer: "token",
       rateWindowMs: 60_000,
     },
     startedAt: "2025-01-01T00:00:00.000Z",

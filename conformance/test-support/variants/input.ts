@@ -104,13 +104,15 @@ export const duplicateSkuAccepted: Variant = {
   expectFailing: ["products.duplicate-sku"],
   build: async (env) => {
     const reference = await env.reference();
+    let duplicates = 0;
     return wrap(
       reference,
       mapRequestJson((body, req) => {
         const org = req.token?.organization;
         if (req.path !== PRODUCTS || typeof body.sku !== "string" || org === undefined) return body;
         if (reference.store.productBySku(org, body.sku) === undefined) return body;
-        return { ...body, sku: `${body.sku.slice(0, 90)}-dup${Date.now() % 1000}` };
+        duplicates += 1;
+        return { ...body, sku: `${body.sku.slice(0, 90)}-dup${duplicates}` };
       }),
     );
   },
@@ -233,7 +235,7 @@ export const createdContactsNotListed: Variant = {
   expectFailing: ["contacts.created-listed"],
   build: async (env) => {
     const reference = await env.reference();
-    const started = Date.now();
+    const started = env.clock.now().getTime();
     return wrap(
       reference,
       mapJsonBody(

@@ -44,7 +44,7 @@ type Reporter = (typeof REPORTERS)[number];
 interface CliOptions {
   baseUrl?: string;
   tokens?: string;
-  rateLimit: number;
+  rateLimit?: number;
   profile: Profile;
   strict?: boolean;
   reporter: Reporter;
@@ -94,14 +94,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const manifest = opts.tokens === undefined ? undefined : await loadManifest(opts.tokens);
     const report = await runConformance({
       ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
-      ...(manifest === undefined ? {} : { manifest }),
+      ...(manifest === undefined || opts.tokens === undefined ? {} : { manifest, tokensFile: opts.tokens }),
       ...(opts.seed === undefined ? {} : { seed: opts.seed }),
       ...(opts.grep === undefined ? {} : { grep: opts.grep }),
       profile: opts.profile,
       strict: opts.strict === true,
       readOnly: opts.readOnly === true,
       numRuns: opts.numRuns,
-      rateLimit: opts.rateLimit,
+      ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
       slow: opts.slow === true,
       ...(io.catalogue === undefined ? {} : { catalogue: io.catalogue }),
       ...(io.progress === true ? { onResult: (r: CheckResult) => io.stderr(PROGRESS[r.outcome]) } : {}),
@@ -154,9 +154,10 @@ function buildProgram(io: CliIo): Command {
       ),
     )
     .addOption(
-      new Option("--rate-limit <n>", "requests per minute the target enforces; the kit stays under it")
-        .argParser(parsePositive)
-        .default(100),
+      new Option(
+        "--rate-limit <n>",
+        "requests per minute the target enforces; the kit stays under it (default: the manifest's rateLimit, else 100)",
+      ).argParser(parsePositive),
     )
     .addOption(
       new Option("--profile <profile>", "which checks run").choices(["spec", "reference"]).default("spec"),

@@ -1,4 +1,4 @@
-import type { Pacer } from "./pacer.js";
+import type { RequestPacer } from "./pacer.js";
 import { CheckFailure, type HttpClient, type HttpExchange, type HttpRequest } from "./types.js";
 
 /**
@@ -15,7 +15,7 @@ export interface MaskedToken {
 
 export interface FetchHttpClientOptions {
   baseUrl: string;
-  pacer: Pacer;
+  pacer: RequestPacer;
   /** Manifest tokens, never shown in clear in a curl command. */
   tokens?: readonly MaskedToken[];
   /** Per request, body included; default 10 s. */
@@ -51,7 +51,7 @@ export interface PreparedRequest {
 
 export class FetchHttpClient implements HttpClient {
   readonly baseUrl: string;
-  readonly #pacer: Pacer;
+  readonly #pacer: RequestPacer;
   readonly #tokens: readonly MaskedToken[];
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
@@ -77,16 +77,23 @@ export class FetchHttpClient implements HttpClient {
 
   async send(request: HttpRequest): Promise<HttpExchange> {
     for (let attempt = 0; ; attempt += 1) {
-      await this.#pacer.acquire();
-      const exchange = await this.#exchange(request);
+      // The pacer may send it with an equivalent token that has more room (RatePacer).
+      const sent = (await this.#pacer.acquire(request)) ?? request;
+      const exchange = await this.#exchange(sent);
       if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
-      await this.#sleep(this.retryDelayMs(exchange.headers["retry-after"], attempt));
+      const delay = this.retryDelayMs(exchange.headers["retry-after"], attempt);
+      this.#pacer.limited?.(sent, delay, true);
+      await this.#sleep(delay);
     }
   }
 
-  sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
-    this.#pacer.record();
-    return this.#exchange(request);
+  async sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
+    this.#pacer.record(request);
+    const exchange = await this.#exchange(request);
+    if (exchange.status === 429) {
+      this.#pacer.limited?.(request, this.retryDelayMs(exchange.headers["retry-after"]), false);
+    }
+    return exchange;
   }
 
   history(): readonly HttpExchange[] {

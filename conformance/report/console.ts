@@ -112,6 +112,8 @@ export function renderCatalogue(catalogue: readonly Check[]): string {
   return out.join("\n") + "\n";
 }
 
+const SOURCE = { option: "--rate-limit", manifest: "the manifest's rateLimit", default: "default" } as const;
+
 const TAG: Record<Outcome, string> = { pass: "pass", fail: "FAIL", skip: "skip", observed: "obs " };
 
 export interface ConsoleReportOptions {
@@ -125,9 +127,11 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
   out.push(
     `Conformance of ${report.target}${report.embedded ? " (embedded reference)" : ""} to the accounting API spec`,
     `profile ${o.profile}, strict ${onOff(o.strict)}, read-only ${onOff(o.readOnly)}, seed ${o.seed}, ` +
-      `${o.numRuns} runs per property, rate limit ${o.rateLimit} per ${formatWindow(o.rateWindowMs)}`,
-    "",
+      `${o.numRuns} runs per property, rate limit ${o.rateLimit} per ${formatWindow(o.rateWindowMs)} ` +
+      `per ${o.rateLimitPer}${report.pacing === undefined ? "" : ` (${SOURCE[report.pacing.source]})`}`,
   );
+  if (report.pacing?.fellBack !== undefined) out.push(`pacing: ${report.pacing.fellBack}`);
+  out.push("");
   const idWidth = Math.min(48, Math.max(0, ...report.results.map((r) => r.id.length)));
   for (const [section, results] of groupBySection(report.results)) {
     out.push(`${section}  (${countsText(results)})`);

@@ -2,6 +2,7 @@ import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectError, expectStatus, expectSuccess, statusAndCode } from "./assert.js";
 import { fullToken, usableTokens, validContact, validProduct } from "./data.js";
+import { nearMisses } from "./near-miss.js";
 import { ENDPOINTS, LISTS, SECTION, type Endpoint } from "./spec.js";
 
 /**
@@ -125,7 +126,7 @@ export const authChecks: readonly Check[] = [
     id: "auth.invalid-token",
     section: SECTION.auth,
     level: "MUST",
-    rule: "An unknown token, an empty bearer and another scheme get 401 unauthorized",
+    rule: "An unknown token, a near miss of a real one (case, one character dropped, added or changed), an empty bearer and another scheme get 401 unauthorized",
     async run(ctx) {
       const prefix = ctx.tokens.manifest.tokenPrefix;
       // Shaped like a real token (prefix, length), so that only its being unknown can fail it.
@@ -142,7 +143,10 @@ export const authChecks: readonly Check[] = [
       );
       const full = fullToken(ctx);
       const malformed = [
-        { header: `Bearer ${full.token}x`, what: "a valid token with one character added" },
+        ...nearMisses(full.token, prefix).map((m) => ({
+          header: `Bearer ${m.value}`,
+          what: `a valid token with ${m.what}`,
+        })),
         { header: "Bearer", what: "the scheme without a token" },
         { header: "Basic dXNlcjpwYXNzd29yZA==", what: "the Basic scheme" },
         { header: "Bearer not a token", what: "a bearer value with spaces" },

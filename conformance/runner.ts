@@ -96,6 +96,7 @@ export function selectChecks(catalogue: readonly Check[], options: SelectionOpti
     ...chosen.filter((c) => c.phase === "final"),
   ];
   return ordered.map((check): Selected => {
+    // "if-needed" checks run: they skip themselves only when they would have to write.
     if (options.readOnly && check.writes === true) {
       return { check, skipReason: "creates records on the target, and --read-only was given" };
     }

@@ -35,8 +35,11 @@ export interface Check {
   rule: string;
   /** The spec-gaps row this check takes its stance from, if any (e.g. 10 for #10). */
   gap?: number;
-  /** Creates records on the target; skipped by --read-only. */
-  writes?: boolean;
+  /**
+   * Creates records on the target: skipped by --read-only. "if-needed": creates only when the target's
+   * data cannot show the rule otherwise; it runs under --read-only and skips itself when it would write.
+   */
+  writes?: boolean | "if-needed";
   /**
    * "final": runs after every other check, in catalogue order: checks that exhaust the rate limit (the
    * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`).

@@ -203,13 +203,16 @@ describe("list queries", () => {
     );
   });
 
-  it("limitBound: clamped to 1..200, non-integers rounded up, no number means 200, repeats their largest", () => {
+  it("limitBound: clamped to 1..200, non-integers rounded up, anything but decimal notation means 200, repeats their largest", () => {
     expect(limitBound("0")).toBe(1);
     expect(limitBound("-5")).toBe(1);
     expect(limitBound("201")).toBe(200);
     expect(limitBound("1000000")).toBe(200);
     expect(limitBound("1.5")).toBe(2);
-    expect(limitBound("1e2")).toBe(100);
+    // Not decimal notation: a target may read these as no limit at all (spec-gaps #10).
+    for (const text of ["1e2", "0x10", "0b11", "0o7", "+5", " 5", "5 ", ".5", "5.", "1_0"]) {
+      expect(limitBound(text), text).toBe(200);
+    }
     expect(limitBound("abc")).toBe(200);
     expect(limitBound("")).toBe(200);
     expect(limitBound("Infinity")).toBe(200);

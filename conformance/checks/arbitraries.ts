@@ -269,16 +269,20 @@ export interface InvalidLimit {
   value: string | readonly string[];
 }
 
+/** Decimal notation: what a query string's number is. `0x10`, `1e2`, `+5`, ` 5`, `.5` are not numbers. */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
+
 /**
  * spec-gaps #10: the most items an answer to `limit=value` may hold when the target clamps instead of
  * refusing: never more than 200, never more than the limit asked (clamped to at least 1; a non-integer
- * rounded up). A value with no numeric reading bounds nothing but the maximum.
+ * rounded up). Only decimal notation is a number: any other text bounds nothing but the maximum, since a
+ * target may read it as no limit at all and serve its default (JavaScript's `Number("0x10")` is 16, a
+ * decimal parser's is nothing).
  */
 export function limitBound(value: string | readonly string[]): number {
   if (typeof value !== "string") return Math.max(1, ...value.map((v) => limitBound(v)));
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) return MAX.pageMax;
-  return Math.min(MAX.pageMax, Math.max(1, Math.ceil(n)));
+  if (!DECIMAL.test(value)) return MAX.pageMax;
+  return Math.min(MAX.pageMax, Math.max(1, Math.ceil(Number(value))));
 }
 
 /** spec-gaps #10: below 1, above 200, not an integer, not a number, repeated. */

@@ -98,7 +98,7 @@ export function renderCatalogue(catalogue: readonly Check[]): string {
     for (const c of checks) {
       const tags = [
         c.gap === undefined ? "" : `gap #${c.gap}`,
-        c.writes === true ? "writes" : "",
+        c.writes === true ? "writes" : c.writes === "if-needed" ? "writes if needed" : "",
         c.slow === true ? "slow" : "",
         c.phase === "final" ? "final" : "",
       ].filter((t) => t !== "");

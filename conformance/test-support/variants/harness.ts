@@ -537,6 +537,8 @@ export interface RunSettings {
   strict?: boolean;
   slow?: boolean;
   grep?: string;
+  readOnly?: boolean;
+  seed?: number;
 }
 
 /** Runs the whole kit against the variant (the spec profile unless told otherwise). */
@@ -552,9 +554,10 @@ export async function runVariant(variant: Variant, settings: RunSettings = {}): 
       slow: settings.slow ?? variant.slow ?? false,
       rateLimit: RATE_LIMIT,
       rateWindowMs: WINDOW_MS,
-      seed: SEED,
+      seed: settings.seed ?? SEED,
       numRuns: NUM_RUNS,
       clock: target.clock,
+      readOnly: settings.readOnly ?? false,
       ...(settings.grep === undefined ? {} : { grep: settings.grep }),
     });
     return {

@@ -279,6 +279,23 @@ export const limitClamped: Variant = {
     }),
 };
 
+export const limitNonDecimalAsAbsent: Variant = {
+  id: "limit-non-decimal-as-absent",
+  kind: "benign",
+  area: "lists",
+  description:
+    "a limit that is not decimal notation (0x10, 1e2, +5, abc) reads as no limit at all: the default page of 50; a decimal one outside 1..200 gets 400",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const values = req.query.getAll("limit");
+        if (isList(req) && values.length === 1 && !/^-?\d+(\.\d+)?$/.test(values[0] ?? ""))
+          req.query.delete("limit");
+        return undefined;
+      },
+    }),
+};
+
 export const beforeNotSupported: Variant = {
   id: "before-not-supported",
   kind: "benign",

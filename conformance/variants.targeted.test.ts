@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import {
+  archiveContacts,
+  plain,
+  runVariant,
+  type Variant,
+  type VariantRun,
+} from "./test-support/variants/harness.js";
+import { defaultLimit100, limitNonDecimalAsAbsent } from "./test-support/variants/lists.js";
+
+/**
+ * One check at a time against the variant that shows its point (issue 10's classes), with --grep so
+ * that each run stays small: what the kit must catch, and what it must never fail.
+ */
+
+const outcomeOf = (run: VariantRun, id: string): string | undefined =>
+  run.report.results.find((r) => r.id === id)?.outcome;
+
+const only = (id: string): string => `^${id.replace(/\./g, "\\.")}$`;
+
+/** The variant with `count` old contacts added to org_lumiere: a list longer than the default page. */
+const withArchive = (variant: Variant, count: number): Variant => ({
+  ...variant,
+  id: `${variant.id}-with-archive`,
+  build: async (env) => {
+    const inner = await variant.build({
+      ...env,
+      reference: async (settings) => {
+        const reference = await env.reference(settings);
+        archiveContacts(reference, "org_lumiere", count);
+        return reference;
+      },
+    });
+    return inner;
+  },
+});
+
+const referenceAsIs: Variant = {
+  id: "reference",
+  kind: "benign",
+  area: "lists",
+  description: "the reference",
+  build: (env) => plain(env),
+};
+
+describe("limit in a notation other than decimal (class 6)", () => {
+  it("passes a target that reads a non-decimal limit (0x10, 1e2, +5) as no limit and serves its default", async () => {
+    const run = await runVariant(limitNonDecimalAsAbsent, { grep: only("lists.limit-out-of-range") });
+    expect(outcomeOf(run, "lists.limit-out-of-range")).toBe("pass");
+  });
+});
+
+describe("lists.default-limit under --read-only (class 7)", () => {
+  it("runs without writing when a list already holds more than 50 items, and passes the reference", async () => {
+    const run = await runVariant(withArchive(referenceAsIs, 60), {
+      readOnly: true,
+      grep: only("lists.default-limit"),
+    });
+    expect(outcomeOf(run, "lists.default-limit")).toBe("pass");
+    expect(run.report.results.find((r) => r.id === "lists.default-limit")?.requests).toBe(8);
+  });
+
+  it("fails a default of 100 under --read-only when a list holds more than 50 items", async () => {
+    const run = await runVariant(withArchive(defaultLimit100, 60), {
+      readOnly: true,
+      grep: only("lists.default-limit"),
+    });
+    expect(outcomeOf(run, "lists.default-limit")).toBe("fail");
+  });
+
+  it("says why it is skipped under --read-only when no list is long enough", async () => {
+    const run = await runVariant(referenceAsIs, { readOnly: true, grep: only("lists.default-limit") });
+    const result = run.report.results.find((r) => r.id === "lists.default-limit");
+    expect(result?.outcome).toBe("skip");
+    expect(result?.skipReason).toMatch(/no list of organization 0 holds more than 50 items .*--read-only/);
+  });
+});

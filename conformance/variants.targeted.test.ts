@@ -6,6 +6,7 @@ import {
   type Variant,
   type VariantRun,
 } from "./test-support/variants/harness.js";
+import { taxableStringAccepted } from "./test-support/variants/input.js";
 import { defaultLimit100, limitNonDecimalAsAbsent } from "./test-support/variants/lists.js";
 
 /**
@@ -73,5 +74,12 @@ describe("lists.default-limit under --read-only (class 7)", () => {
     const result = run.report.results.find((r) => r.id === "lists.default-limit");
     expect(result?.outcome).toBe("skip");
     expect(result?.skipReason).toMatch(/no list of organization 0 holds more than 50 items .*--read-only/);
+  });
+});
+
+describe("every single-rule break of §4's body tables, in every run (class 5)", () => {
+  it.each([1, 2, 3, 20261122])("fails a server that takes a taxable string, at seed %i", async (seed) => {
+    const run = await runVariant(taxableStringAccepted, { seed, grep: only("products.invalid-bodies") });
+    expect(outcomeOf(run, "products.invalid-bodies")).toBe("fail");
   });
 });

@@ -15,6 +15,14 @@ import { LISTS, MAX, type ListName } from "./spec.js";
 export const fullToken = (ctx: CheckContext, org: 0 | 1 = 0): ManifestToken =>
   ctx.tokens.get({ kind: "full", org });
 
+/**
+ * A token holding exactly `scope` when the manifest has one, else the full token: for requests whose
+ * answer depends only on holding the scope (an invalid body is refused whoever sends it), so that their
+ * load falls on a token the other checks leave idle (per-token rate limits, spec-gaps #21).
+ */
+export const tokenHolding = (ctx: CheckContext, scope: string): ManifestToken =>
+  ctx.tokens.find({ kind: "scopes", scopes: [scope], exact: true }) ?? fullToken(ctx);
+
 /** Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable. */
 export function usableTokens(ctx: CheckContext): ManifestToken[] {
   const { manifest } = ctx.tokens;

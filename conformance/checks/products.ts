@@ -16,6 +16,7 @@ import {
 import {
   expectedMoney,
   invalidProductBodyArb,
+  productRuleBreakExamples,
   padTo,
   productBodyArb,
   type InvalidBody,
@@ -30,6 +31,7 @@ import {
   postProduct,
   requireCreated,
   requireListed,
+  tokenHolding,
   unique,
   type ProductVariant,
 } from "./data.js";
@@ -340,27 +342,17 @@ export const productChecks: readonly Check[] = [
     id: "products.invalid-bodies",
     section: SECTION.endpoints,
     level: "MUST",
-    rule: "A product body breaking one rule of §4 (required, type, enum, length, >= 0, boolean) gets 400 invalid_request",
+    rule: "Every product body breaking one rule of §4 (required, type, enum, length, >= 0, boolean; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
+      const token = tokenHolding(ctx, "products:write");
       await checkProperty(ctx, {
         rule: "An invalid product body must be refused with 400 invalid_request (§4, §7)",
         arb: invalidProductBodyArb(ctx.marker),
-        examples: [
-          { body: { name: `${ctx.marker} x`, unitPrice: 1 }, field: "sku", why: "missing (required)" },
-          {
-            body: { sku: unique(ctx, "inv"), name: `${ctx.marker} x` },
-            field: "unitPrice",
-            why: "missing (required)",
-          },
-          {
-            body: { sku: unique(ctx, "inv"), name: `${ctx.marker} x`, unitPrice: 1, type: "GOODS" },
-            field: "type",
-            why: '"GOODS" is not one of PRODUCT, SERVICE',
-          },
-        ],
+        // Every single-rule break, whatever the seed (a taxable sent as "true" included).
+        examples: productRuleBreakExamples(ctx.marker, () => unique(ctx, "inv")),
         show: showInvalid,
         predicate: async ({ body }) => {
-          expectRejected(await postJson(ctx, body), "the body must be refused");
+          expectRejected(await postJson(ctx, body, token), "the body must be refused");
         },
       });
     },

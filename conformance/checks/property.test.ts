@@ -120,6 +120,18 @@ describe("checkProperty", () => {
     expect(f.message).toContain("limit=");
   });
 
+  it("runs every example, however many, and the generated cases on top", async () => {
+    const seen: number[] = [];
+    await checkProperty(context(1234, 3), {
+      rule: "r",
+      arb: fc.integer({ min: 100, max: 200 }),
+      examples: [1, 2, 3, 4, 5, 6, 7],
+      predicate: async (n) => void seen.push(n),
+    });
+    expect(seen.slice(0, 7)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(seen.slice(7)).toHaveLength(3);
+  });
+
   it("stops spending requests on shrinking past its budget, reporting the last real failure", async () => {
     let calls = 0;
     let firstFailureAt = -1;

@@ -14,9 +14,9 @@ export interface PropertySpec<T> {
   arb: fc.Arbitrary<T>;
   /** Throws a CheckFailure (through the assertion helpers) when the rule is broken for `value`. */
   predicate: (value: T) => Promise<void>;
-  /** Default `ctx.options.numRuns`. */
+  /** Generated cases; default `ctx.options.numRuns`. */
   numRuns?: number;
-  /** Cases run before the generated ones, every time. */
+  /** Cases run before the generated ones, every time, all of them (the generated ones come on top). */
   examples?: readonly T[];
   /** Real requests shrinking may spend after the first failure (each step is an exchange); default 40. */
   shrinkBudget?: number;
@@ -54,7 +54,8 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
       throw error;
     }
   });
-  const numRuns = spec.numRuns ?? ctx.options.numRuns;
+  // fast-check counts the examples among numRuns (and drops those beyond it): random draws come on top.
+  const numRuns = (spec.numRuns ?? ctx.options.numRuns) + (spec.examples?.length ?? 0);
   const details = await fc.check(property, {
     seed: ctx.options.seed,
     numRuns,

@@ -18,6 +18,8 @@ export interface Simulation {
   byToken: Record<string, number>;
   /** Virtual seconds waited, by the check that waited. */
   waitsByCheck: Record<string, number>;
+  /** Requests by check, the costliest first. */
+  requestsByCheck: Record<string, number>;
 }
 
 export async function simulate(fullTokens: number, seed: number): Promise<Simulation> {
@@ -57,6 +59,9 @@ export async function simulate(fullTokens: number, seed: number): Promise<Simula
       requests: report.requests,
       byToken: report.pacing?.requestsByToken ?? {},
       waitsByCheck,
+      requestsByCheck: Object.fromEntries(
+        [...report.results].sort((a, b) => b.requests - a.requests).map((r) => [r.id, r.requests]),
+      ),
     };
   } finally {
     await target.close();

@@ -118,6 +118,23 @@ export const duplicateSkuAccepted: Variant = {
   },
 };
 
+export const taxableStringAccepted: Variant = {
+  id: "taxable-string-accepted",
+  kind: "violation",
+  area: "input",
+  description: 'a taxable sent as a string ("true", "no") is accepted, read as a boolean',
+  expectFailing: ["products.invalid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === PRODUCTS && typeof body.taxable === "string"
+          ? { ...body, taxable: ["true", "yes", "1"].includes(body.taxable.toLowerCase()) }
+          : body,
+      ),
+    ),
+};
+
 export const negativePriceAccepted: Variant = {
   id: "negative-price-accepted",
   kind: "violation",

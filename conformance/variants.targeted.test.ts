@@ -7,6 +7,11 @@ import {
   type VariantRun,
 } from "./test-support/variants/harness.js";
 import { taxableStringAccepted } from "./test-support/variants/input.js";
+import {
+  expensesOfEveryOrganization,
+  filteredListsForgetOrganization,
+  invoicesOfEveryOrganization,
+} from "./test-support/variants/isolation.js";
 import { defaultLimit100, limitNonDecimalAsAbsent } from "./test-support/variants/lists.js";
 
 /**
@@ -81,5 +86,30 @@ describe("every single-rule break of §4's body tables, in every run (class 5)",
   it.each([1, 2, 3, 20261122])("fails a server that takes a taxable string, at seed %i", async (seed) => {
     const run = await runVariant(taxableStringAccepted, { seed, grep: only("products.invalid-bodies") });
     expect(outcomeOf(run, "products.invalid-bodies")).toBe("fail");
+  });
+});
+
+describe("isolation on every list, filtered or not, read-only collections too (class 2)", () => {
+  it.each([filteredListsForgetOrganization, invoicesOfEveryOrganization, expensesOfEveryOrganization])(
+    "fails $id",
+    async (variant) => {
+      const run = await runVariant(variant, { grep: only("isolation.lists") });
+      expect(outcomeOf(run, "isolation.lists")).toBe("fail");
+    },
+  );
+
+  it("fails an invoices list serving every organization's records by their contacts, without a second organization's token", async () => {
+    const run = await runVariant(invoicesOfEveryOrganization, {
+      grep: only("isolation.lists"),
+      manifest: (m) => ({ ...m, tokens: m.tokens.filter((t) => t.organization !== "org_boreal") }),
+    });
+    const result = run.report.results.find((r) => r.id === "isolation.lists");
+    expect(result?.outcome).toBe("fail");
+    expect(result?.failure?.message).toMatch(/name contacts that are not among its own/);
+  });
+
+  it("passes the reference", async () => {
+    const run = await runVariant(referenceAsIs, { grep: only("isolation.lists") });
+    expect(outcomeOf(run, "isolation.lists")).toBe("pass");
   });
 });

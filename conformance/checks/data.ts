@@ -91,6 +91,19 @@ export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToke
   );
 }
 
+/** One filtered read (`type` or `status` = value) at the largest page, as the token sees it; once per run. */
+export function filteredPage(
+  ctx: CheckContext,
+  list: ListName,
+  value: string,
+  token: ManifestToken,
+): Promise<HttpExchange> {
+  const param = LISTS[list].filter?.param ?? "type";
+  return memo(ctx, `filtered:${list}:${value}:${token.label}`, () =>
+    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
+  );
+}
+
 // ---- records the run creates ------------------------------------------------------------------------
 
 export interface Created {
@@ -281,6 +294,40 @@ export async function locate(
     const last = items[items.length - 1]?.[field];
     exchange = await ctx.http.send(listRequest(list, token, { limit, before: String(last) }));
   }
+}
+
+export interface WholeList {
+  items: JsonObject[];
+  /** Every item of the list was read (a short page ended it). */
+  complete: boolean;
+  /** The last page read. */
+  exchange: HttpExchange;
+}
+
+/**
+ * A list read to its end: the largest page, then older pages through `before` where the target
+ * supports it (at most `maxPages`). Not complete when a page could not be walked past.
+ */
+export async function readWhole(
+  ctx: CheckContext,
+  list: ListName,
+  token: ManifestToken,
+  maxPages = 5,
+): Promise<WholeList> {
+  const items: JsonObject[] = [];
+  let complete = false;
+  const located = await locate(
+    ctx,
+    list,
+    token,
+    (item) => {
+      items.push(item);
+      return false;
+    },
+    maxPages,
+  );
+  if (located.found === undefined) complete = located.exhaustive;
+  return { items, complete, exchange: located.exchange };
 }
 
 /**

@@ -21,11 +21,11 @@ import {
 } from "./arbitraries.js";
 import {
   beforeSupport,
+  filteredPage,
   firstPage,
   fullToken,
   itemsOf,
   listRequest,
-  memo,
   tokenHolding,
   validContact,
 } from "./data.js";
@@ -53,18 +53,8 @@ function filterProblems(list: ListName, value: string, items: readonly JsonObjec
     .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
 }
 
-/** One filtered read at the largest page, shared by the MUST, PROBE and REFERENCE checks. */
-function filtered(
-  ctx: CheckContext,
-  list: ListName,
-  value: string,
-  token: ManifestToken,
-): Promise<HttpExchange> {
-  const param = LISTS[list].filter?.param ?? "type";
-  return memo(ctx, `filtered:${list}:${value}:${token.label}`, () =>
-    ctx.http.send(listRequest(list, token, { limit: PAGE, [param]: value })),
-  );
-}
+/** One filtered read at the largest page, shared by the MUST, PROBE and REFERENCE checks (and isolation). */
+const filtered = filteredPage;
 
 /** The request a generated query stands for. */
 function queryRequest(q: ListQuery, token: ManifestToken): HttpRequest {

@@ -119,6 +119,17 @@ export class FetchHttpClient implements HttpClient {
     return renderCurl(prepareRequest(this.baseUrl, request), this.#masks(request));
   }
 
+  /** The curl commands that replay exchanges in order, as they were sent, tokens masked. */
+  replay(exchanges: readonly HttpExchange[]): string {
+    const masks = [
+      ...new Map(exchanges.flatMap((ex) => this.#masks(ex.request)).map((t) => [t.token, t])).values(),
+    ];
+    return renderCurlSequence(
+      exchanges.map((ex) => prepareRequest(this.baseUrl, ex.request)),
+      masks,
+    );
+  }
+
   #masks(request: HttpRequest): readonly MaskedToken[] {
     const auth = request.auth;
     if (auth === null || auth === undefined || "header" in auth) return this.#tokens;
@@ -254,6 +265,24 @@ const RUN_MIN = 64;
  */
 export function renderCurl(request: PreparedRequest, tokens: readonly MaskedToken[]): string {
   const vars = new Vars(tokens);
+  const command = curlCommand(request, vars);
+  return vars.comment() === "" ? command : `${command} ${vars.comment()}`;
+}
+
+/**
+ * The commands that replay a sequence of requests in order, one per line, the tokens as shell
+ * variables named once for the whole sequence (a trailing comment line says which is which).
+ */
+export function renderCurlSequence(
+  requests: readonly PreparedRequest[],
+  tokens: readonly MaskedToken[],
+): string {
+  const vars = new Vars(tokens);
+  const lines = requests.map((r) => curlCommand(r, vars));
+  return [...lines, ...(vars.comment() === "" ? [] : [vars.comment()])].join("\n");
+}
+
+function curlCommand(request: PreparedRequest, vars: Vars): string {
   const args = ["curl", "-sS", "-i"];
   if (/[[\]{}]/.test(request.url)) args.push("-g");
   if (/\/\.\.?(\/|\?|$)/.test(request.url)) args.push("--path-as-is");
@@ -280,8 +309,7 @@ export function renderCurl(request: PreparedRequest, tokens: readonly MaskedToke
     }
   }
   const command = args.join(" ");
-  const piped = producer === undefined ? command : `${producer} | ${command}`;
-  return vars.comment() === "" ? piped : `${piped} ${vars.comment()}`;
+  return producer === undefined ? command : `${producer} | ${command}`;
 }
 
 /** The shell variables standing for the tokens a command mentions, in order of first use. */

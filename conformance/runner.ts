@@ -199,7 +199,7 @@ async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
     } else {
       outcome = "fail";
       const history = http.history();
-      failure = failureOf(error, history.length > before ? history[history.length - 1] : undefined);
+      failure = failureOf(error, history.length > before ? history[history.length - 1] : undefined, http);
     }
   }
   return {
@@ -214,10 +214,20 @@ async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
   };
 }
 
-function failureOf(error: unknown, last: HttpExchange | undefined): NonNullable<CheckResult["failure"]> {
+function failureOf(
+  error: unknown,
+  last: HttpExchange | undefined,
+  http: HttpClient,
+): NonNullable<CheckResult["failure"]> {
   if (error instanceof CheckFailure) {
     const exchange = error.exchange ?? (error instanceof RequestError ? undefined : last);
-    const curl = error instanceof RequestError ? error.curl : exchange?.curl;
+    const evidence = error.evidence ?? [];
+    // The whole sequence when there is one, as sent: one curl line per request.
+    const sequence =
+      evidence.length === 0
+        ? undefined
+        : (http.replay?.(evidence) ?? evidence.map((ex) => ex.curl).join("\n"));
+    const curl = error instanceof RequestError ? error.curl : (sequence ?? exchange?.curl);
     return {
       message: error.message,
       expected: error.expected,

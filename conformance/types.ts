@@ -84,6 +84,8 @@ export interface HttpClient {
   sendUnpaced(request: HttpRequest): Promise<HttpExchange>;
   /** Every exchange of the run so far, in order. */
   history(): readonly HttpExchange[];
+  /** The curl commands that replay these exchanges in order, tokens as shell variables named once. */
+  replay?(exchanges: readonly HttpExchange[]): string;
 }
 
 export interface RunOptions {
@@ -152,10 +154,21 @@ export class CheckFailure extends Error {
   readonly exchange: HttpExchange | undefined;
   /** For property checks: the seed and path that replay the shrunk counterexample. */
   readonly replay: string | undefined;
+  /**
+   * The exchanges that reproduce the failure, in order (the POST that created a record, then the GET
+   * that read it back): the report replays them all. Default: `exchange` alone.
+   */
+  readonly evidence: readonly HttpExchange[] | undefined;
 
   constructor(
     message: string,
-    init: { expected: string; actual: string; exchange?: HttpExchange; replay?: string },
+    init: {
+      expected: string;
+      actual: string;
+      exchange?: HttpExchange;
+      replay?: string;
+      evidence?: readonly HttpExchange[];
+    },
   ) {
     super(message);
     this.name = "CheckFailure";
@@ -163,6 +176,7 @@ export class CheckFailure extends Error {
     this.actual = init.actual;
     this.exchange = init.exchange;
     this.replay = init.replay;
+    this.evidence = init.evidence;
   }
 }
 
@@ -184,6 +198,7 @@ export interface CheckResult {
     message: string;
     expected: string;
     actual: string;
+    /** The curl commands that replay the failure: one line per request of the sequence that shows it. */
     curl?: string;
     status?: number;
     replay?: string;

@@ -339,6 +339,8 @@ export async function requireListed(
   list: ListName,
   match: (item: JsonObject) => boolean,
   what: string,
+  /** The creation: a failure replays it before the list read. */
+  created?: HttpExchange,
 ): Promise<{ item: JsonObject; exchange: HttpExchange }> {
   const located = await locate(ctx, list, fullToken(ctx), match);
   if (located.found !== undefined) return { item: located.found, exchange: located.exchange };
@@ -350,5 +352,6 @@ export async function requireListed(
     expected: `${what} listed`,
     actual: "no such item in the whole list",
     exchange: located.exchange,
+    evidence: [created, located.exchange],
   });
 }

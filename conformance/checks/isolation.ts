@@ -39,6 +39,7 @@ async function expectUnseen(
   what: string,
   owner: Org,
   match: (item: JsonObject) => boolean,
+  created: HttpExchange,
 ): Promise<void> {
   const reader: Org = owner === 0 ? 1 : 0;
   const located = await locate(ctx, list, fullToken(ctx, reader), match);
@@ -47,6 +48,7 @@ async function expectUnseen(
       expected: `${what} absent from organization ${reader}'s ${list}`,
       actual: snippet(JSON.stringify(located.found)),
       exchange: located.exchange,
+      evidence: [created, located.exchange],
     });
   }
   expectStatus(located.exchange, 200, `GET ${list} with organization ${reader}'s token must answer 200`);
@@ -144,6 +146,7 @@ export const isolationChecks: readonly Check[] = [
             expected: `no record in both organizations' ${list}`,
             actual: `${shared.length} record(s) in both, e.g. ${snippet(JSON.stringify(shared[0]), 200)}`,
             exchange: theirs,
+            evidence: [mine, theirs],
           });
         }
       }
@@ -162,7 +165,14 @@ export const isolationChecks: readonly Check[] = [
         const { body, exchange } = await createdContact(ctx, variant);
         requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
         const name = body.name;
-        await expectUnseen(ctx, "contacts", `the contact "${String(name)}"`, 0, (i) => i.name === name);
+        await expectUnseen(
+          ctx,
+          "contacts",
+          `the contact "${String(name)}"`,
+          0,
+          (i) => i.name === name,
+          exchange,
+        );
       }
       const name = `${ctx.marker} isolation contact of organization 1`;
       const ex = await ctx.http.send({
@@ -172,7 +182,7 @@ export const isolationChecks: readonly Check[] = [
         json: { type: "CLIENT", name },
       });
       requireCreated(ctx, ex, "organization 1's contact", "contacts.create-response");
-      await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name);
+      await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name, ex);
     },
   },
   {
@@ -192,6 +202,7 @@ export const isolationChecks: readonly Check[] = [
         `the product with sku "${draft.sku}"`,
         0,
         (item) => item.sku === draft.sku || item.name === draft.name,
+        exchange,
       );
       const mine = validProduct(ctx, "isolation-org-1");
       const ex = await ctx.http.send({ method: "POST", path: LISTS.products.path, auth: second, json: mine });
@@ -202,6 +213,7 @@ export const isolationChecks: readonly Check[] = [
         `the product with sku "${String(mine.sku)}"`,
         1,
         (item) => item.sku === mine.sku || item.name === mine.name,
+        ex,
       );
     },
   },

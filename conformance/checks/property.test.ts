@@ -132,6 +132,23 @@ describe("checkProperty", () => {
     expect(seen.slice(7)).toHaveLength(3);
   });
 
+  it("gives the shrunk counterexample's own exchanges as the failure's evidence, all of them, in order", async () => {
+    const history: HttpExchange[] = [];
+    const ctx = { ...context(), http: { ...context().http, history: () => history } };
+    const f = await failureOf(
+      checkProperty(ctx, {
+        rule: "r",
+        arb: fc.integer({ min: 0, max: 1000 }),
+        predicate: async (n) => {
+          history.push(exchangeFor(n), exchangeFor(n + 1));
+          await failsFromTen(n);
+        },
+      }),
+    );
+    const shrunk = Number(/Broken by \(after \d+ shrinks\): (\d+)/.exec(f.message)?.[1]);
+    expect(f.evidence?.map((ex) => ex.request.query?.limit)).toEqual([String(shrunk), String(shrunk + 1)]);
+  });
+
   it("stops spending requests on shrinking past its budget, reporting the last real failure", async () => {
     let calls = 0;
     let firstFailureAt = -1;

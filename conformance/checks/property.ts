@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { CheckFailure, type CheckContext } from "../types.js";
+import { CheckFailure, type CheckContext, type HttpExchange } from "../types.js";
 import { snippet } from "./assert.js";
 
 /**
@@ -34,6 +34,8 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
   const budget = spec.shrinkBudget ?? 40;
   let failedOnce = false;
   let afterFailure = 0;
+  /** The exchanges of the last failing case: the shrunk counterexample's, as sent. */
+  let lastEvidence: readonly HttpExchange[] = [];
   // A skip or a kit bug is no counterexample: it ends the property at once, unshrunk.
   let aborted: { error: unknown } | undefined;
   const property = fc.asyncProperty(spec.arb, async (value) => {
@@ -43,6 +45,7 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
       // Out of budget: report the last real failure rather than keep sending requests to shrink it.
       if (afterFailure > budget) return;
     }
+    const before = ctx.http.history().length;
     try {
       await spec.predicate(value);
     } catch (error) {
@@ -51,6 +54,7 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
         return;
       }
       failedOnce = true;
+      lastEvidence = error.evidence ?? ctx.http.history().slice(before);
       throw error;
     }
   });
@@ -81,6 +85,7 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
       expected: error.expected,
       actual: error.actual,
       ...(error.exchange === undefined ? {} : { exchange: error.exchange }),
+      ...(lastEvidence.length === 0 ? {} : { evidence: lastEvidence }),
       replay,
     },
   );

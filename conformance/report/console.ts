@@ -186,14 +186,22 @@ function field(label: string, value: string): string[] {
   return [`  ${label}:${pad}${first}`, ...rest.map((l) => `  ${" ".repeat(11)}${l}`)];
 }
 
-/** The command that reruns one check with the run's seed. */
+/**
+ * The command that reruns one check as the run ran it: every flag that shaped the run (target, token
+ * manifest, rate limit, profile, strictness, seed, runs, read-only, slow), and a --grep naming the check.
+ */
 export function replayCommand(report: RunReport, id: string): string {
   const o = report.options;
   const args = ["npx", "conformance"];
   if (!report.embedded) args.push("--base-url", singleQuote(report.target));
+  if (o.tokens !== undefined) args.push("--tokens", singleQuote(o.tokens));
+  // The limit as the run had it, unless it came from the manifest named above (or is the default).
+  const fromManifest = report.pacing?.source === "manifest" && o.tokens !== undefined;
+  if (!fromManifest && o.rateLimit !== 100) args.push("--rate-limit", String(o.rateLimit));
   if (o.profile !== "spec") args.push("--profile", o.profile);
   if (o.strict) args.push("--strict");
-  if (o.rateLimit !== 100) args.push("--rate-limit", String(o.rateLimit));
+  if (o.readOnly) args.push("--read-only");
+  if (o.slow === true) args.push("--slow");
   if (o.numRuns !== 25) args.push("--num-runs", String(o.numRuns));
   args.push(
     "--seed",

@@ -149,6 +149,24 @@ describe("console report", () => {
     );
   });
 
+  it("replays with every flag that shaped the run: the token manifest, the rate limit, --read-only, --slow", () => {
+    const report = sampleReport();
+    report.options = {
+      ...report.options,
+      tokens: "ci/my tokens.json",
+      readOnly: true,
+      slow: true,
+      rateLimit: 60,
+    };
+    report.pacing = { source: "option", requestsByToken: {} };
+    expect(replayCommand(report, "a.b")).toBe(
+      "npx conformance --base-url http://t:3000 --tokens 'ci/my tokens.json' --rate-limit 60 --read-only --slow --seed 987654 --grep '^a\\.b$'",
+    );
+    // A limit read from the manifest comes back with it.
+    report.pacing = { source: "manifest", requestsByToken: {} };
+    expect(replayCommand(report, "a.b")).not.toContain("--rate-limit");
+  });
+
   it("lists the catalogue grouped by section with id, level and rule", () => {
     const list = renderCatalogue([
       {

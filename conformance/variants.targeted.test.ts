@@ -6,7 +6,11 @@ import {
   type Variant,
   type VariantRun,
 } from "./test-support/variants/harness.js";
-import { taxableStringAccepted } from "./test-support/variants/input.js";
+import {
+  addressStored255,
+  descriptionStored255,
+  taxableStringAccepted,
+} from "./test-support/variants/input.js";
 import {
   expensesOfEveryOrganization,
   filteredListsForgetOrganization,
@@ -111,5 +115,26 @@ describe("isolation on every list, filtered or not, read-only collections too (c
   it("passes the reference", async () => {
     const run = await runVariant(referenceAsIs, { grep: only("isolation.lists") });
     expect(outcomeOf(run, "isolation.lists")).toBe("pass");
+  });
+});
+
+describe("values accepted at a boundary are read back intact (class 3)", () => {
+  it.each([
+    [descriptionStored255, "products.length-boundaries"],
+    [addressStored255, "contacts.length-boundaries"],
+  ] as const)("fails $id", async (variant, id) => {
+    const run = await runVariant(variant, { grep: only(id) });
+    const result = run.report.results.find((r) => r.id === id);
+    expect(result?.outcome).toBe("fail");
+    expect(result?.failure?.message).toMatch(/accepted, but not kept intact/);
+    // The report replays the creation, then the read that shows the loss (class 8).
+    const lines = result?.failure?.curl?.split("\n") ?? [];
+    expect(lines[0]).toMatch(/-X POST .*\/api\/v1\/(products|contacts)/);
+    expect(lines[1]).toMatch(/^curl .*\/api\/v1\/(products|contacts)\?limit=200/);
+  });
+
+  it("passes the reference", async () => {
+    const run = await runVariant(referenceAsIs, { grep: "^(contacts|products)\\.length-boundaries$" });
+    expect(run.report.results.map((r) => r.outcome)).toEqual(["pass", "pass"]);
   });
 });

@@ -49,7 +49,7 @@ export const name201Accepted: Variant = {
   kind: "violation",
   area: "input",
   description: "a contact name of 201 characters is accepted (cut to 200)",
-  expectFailing: ["contacts.length-boundaries"],
+  expectFailing: ["contacts.invalid-bodies", "contacts.length-boundaries"],
   build: (env) =>
     plain(
       env,
@@ -83,13 +83,49 @@ export const description2001Accepted: Variant = {
   kind: "violation",
   area: "input",
   description: "a product description of 2001 characters is accepted (cut to 2000)",
-  expectFailing: ["products.length-boundaries"],
+  expectFailing: ["products.invalid-bodies", "products.length-boundaries"],
   build: (env) =>
     plain(
       env,
       mapRequestJson((body, req) =>
         req.path === PRODUCTS && typeof body.description === "string" && codePoints(body.description) === 2001
           ? { ...body, description: [...body.description].slice(0, 2000).join("") }
+          : body,
+      ),
+    ),
+};
+
+// §8: what is accepted at a boundary is kept whole.
+export const descriptionStored255: Variant = {
+  id: "description-stored-255",
+  kind: "violation",
+  area: "input",
+  description:
+    "a product description of up to 2000 characters is accepted, but only its first 255 are stored",
+  expectFailing: ["products.length-boundaries", "products.valid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === PRODUCTS && typeof body.description === "string" && codePoints(body.description) > 255
+          ? { ...body, description: [...body.description].slice(0, 255).join("") }
+          : body,
+      ),
+    ),
+};
+
+export const addressStored255: Variant = {
+  id: "address-stored-255",
+  kind: "violation",
+  area: "input",
+  description: "a contact address of up to 500 characters is accepted, but only its first 255 are stored",
+  expectFailing: ["contacts.length-boundaries"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === CONTACTS && typeof body.address === "string" && codePoints(body.address) > 255
+          ? { ...body, address: [...body.address].slice(0, 255).join("") }
           : body,
       ),
     ),

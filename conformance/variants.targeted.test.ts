@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   archiveContacts,
+  mapResources,
   plain,
   runVariant,
   type Variant,
@@ -10,6 +11,7 @@ import {
   addressStored255,
   descriptionStored255,
   taxableStringAccepted,
+  unitPriceRounded,
 } from "./test-support/variants/input.js";
 import {
   expensesOfEveryOrganization,
@@ -136,5 +138,33 @@ describe("values accepted at a boundary are read back intact (class 3)", () => {
   it("passes the reference", async () => {
     const run = await runVariant(referenceAsIs, { grep: "^(contacts|products)\\.length-boundaries$" });
     expect(run.report.results.map((r) => r.outcome)).toEqual(["pass", "pass"]);
+  });
+});
+
+describe("reports that reproduce what was sent (class 8)", () => {
+  /** Every product reads back one unit dearer: every case fails, whatever its price. */
+  const dearer: Variant = {
+    ...unitPriceRounded,
+    id: "unit-price-plus-one",
+    build: (env) =>
+      plain(
+        env,
+        mapResources((item) =>
+          typeof item.unitPrice === "string"
+            ? { ...item, unitPrice: (Number(item.unitPrice) + 1).toFixed(4) }
+            : item,
+        ),
+      ),
+  };
+
+  it("shows a product counterexample as the JSON sent (unitPrice a number) and replays its POST then its read", async () => {
+    const run = await runVariant(dearer, { grep: only("products.valid-bodies") });
+    const failure = run.report.results.find((r) => r.id === "products.valid-bodies")?.failure;
+    expect(failure?.message).toMatch(/Broken by .*"unitPrice":\d/);
+    expect(failure?.message).not.toMatch(/"unitPrice":"/);
+    const lines = failure?.curl?.split("\n") ?? [];
+    expect(lines[0]).toMatch(/-X POST .*\/api\/v1\/products .*--data-binary '.*"unitPrice":\d/);
+    expect(lines[1]).toMatch(/\/api\/v1\/products\?limit=200/);
+    expect(lines[2]).toMatch(/^# \$TOKEN = manifest token "lumiere-full/);
   });
 });

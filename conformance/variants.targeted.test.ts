@@ -18,7 +18,7 @@ import {
   filteredListsForgetOrganization,
   invoicesOfEveryOrganization,
 } from "./test-support/variants/isolation.js";
-import { defaultLimit100, limitNonDecimalAsAbsent } from "./test-support/variants/lists.js";
+import { defaultLimit100, limitNonDecimalAsAbsent, pageCap250 } from "./test-support/variants/lists.js";
 
 /**
  * One check at a time against the variant that shows its point (issue 10's classes), with --grep so
@@ -166,5 +166,26 @@ describe("reports that reproduce what was sent (class 8)", () => {
     expect(lines[0]).toMatch(/-X POST .*\/api\/v1\/products .*--data-binary '.*"unitPrice":\d/);
     expect(lines[1]).toMatch(/\/api\/v1\/products\?limit=200/);
     expect(lines[2]).toMatch(/^# \$TOKEN = manifest token "lumiere-full/);
+  });
+});
+
+describe("the page maximum of 200 (class 4)", () => {
+  it("fails a page capped at 250 when a list holds more than 200 items", async () => {
+    const run = await runVariant(pageCap250, { grep: only("lists.page-max") });
+    expect(outcomeOf(run, "lists.page-max")).toBe("fail");
+  });
+
+  it("passes the reference when a list holds more than 200 items", async () => {
+    const run = await runVariant(withArchive(referenceAsIs, 250), { grep: only("lists.page-max") });
+    expect(outcomeOf(run, "lists.page-max")).toBe("pass");
+  });
+
+  it("says why it is skipped when no list holds more than 200 items", async () => {
+    const run = await runVariant(referenceAsIs, { grep: only("lists.page-max") });
+    const result = run.report.results.find((r) => r.id === "lists.page-max");
+    expect(result?.outcome).toBe("skip");
+    expect(result?.skipReason).toMatch(
+      /^no list holds more than 200 items \(the longest, invoices of org_lumiere, holds 36\)/,
+    );
   });
 });

@@ -210,6 +210,51 @@ export const listChecks: readonly Check[] = [
     },
   },
   {
+    id: "lists.page-max",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "A list holding more than 200 items never answers more than 200, whatever the limit asked (201, 1000); skipped, with the reason, when no list is that long",
+    gap: 10,
+    async run(ctx) {
+      const tokens = [fullToken(ctx, 0), ctx.tokens.find({ kind: "full", org: 1 })].filter(
+        (t): t is ManifestToken => t !== undefined,
+      );
+      let longest = { what: "none", held: 0 };
+      let tested = 0;
+      for (const token of tokens) {
+        for (const list of LIST_NAMES) {
+          const held = itemsOf(await firstPage(ctx, list, token))?.length ?? 0;
+          if (held > longest.held) longest = { what: `${list} of ${token.organization}`, held };
+          // A full page of 200: the list holds at least that many, so a larger one would show.
+          if (held < MAX.pageMax) continue;
+          for (const limit of [String(MAX.pageMax + 1), "1000"]) {
+            const ex = await ctx.http.send(listRequest(list, token, { limit }));
+            const rule = `${requestLine(ex.request)} (the list holds at least ${held} items)`;
+            expectNot5xx(ex, rule);
+            if (ex.status === 400) {
+              expectErrorEnvelope(ex, "invalid_request", rule);
+              continue;
+            }
+            const items = expectList(ex, `${rule} must answer 400 or at most 200 items`);
+            if (items.length > MAX.pageMax) {
+              fail(`${rule} answered more than the page maximum of 200 (§4, §8)`, {
+                expected: "400, or at most 200 items",
+                actual: `${items.length} items`,
+                exchange: ex,
+              });
+            }
+          }
+          tested += 1;
+        }
+      }
+      if (tested === 0) {
+        ctx.skip(
+          `no list holds more than ${MAX.pageMax} items (the longest, ${longest.what}, holds ${longest.held}), so the page maximum cannot show`,
+        );
+      }
+    },
+  },
+  {
     id: "lists.reference-limit",
     section: SECTION.limits,
     level: "REFERENCE",

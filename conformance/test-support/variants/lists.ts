@@ -112,7 +112,7 @@ export const pageCap250: Variant = {
   kind: "violation",
   area: "lists",
   description: "the page size is capped at 250 instead of 200 (an organization with 274 contacts)",
-  expectFailing: ["lists.limit-out-of-range"],
+  expectFailing: ["lists.page-max", "lists.limit-out-of-range"],
   build: async (env) => {
     const reference = await env.reference();
     archiveContacts(reference, "org_lumiere", 250);

@@ -189,3 +189,18 @@ describe("the page maximum of 200 (class 4)", () => {
     );
   });
 });
+
+describe("the model-based check: random sequences of creations and reads across two organizations (classes 2 to 4)", () => {
+  it.each([filteredListsForgetOrganization, invoicesOfEveryOrganization, descriptionStored255])(
+    "fails $id (seed 2)",
+    async (variant) => {
+      const run = await runVariant(variant, { seed: 2, grep: only("lists.model") });
+      expect(outcomeOf(run, "lists.model")).toBe("fail");
+    },
+  );
+
+  it.each([1, 2, 3])("passes the reference at seed %i", async (seed) => {
+    const run = await runVariant(referenceAsIs, { seed, grep: only("lists.model") });
+    expect(outcomeOf(run, "lists.model")).toBe("pass");
+  });
+});

@@ -54,6 +54,12 @@ export function unique(ctx: CheckContext, tag: string): string {
   return `${ctx.marker}-${tag}-${n}`;
 }
 
+/** A generated draft with a sku no other record of the run has (`<marker>-p-<n>-<tail>`, at most 100). */
+export function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDraft {
+  const tail = draft.sku.startsWith(`${ctx.marker}-`) ? draft.sku.slice(ctx.marker.length + 1) : draft.sku;
+  return { ...draft, sku: `${unique(ctx, "p")}-${tail}`.slice(0, MAX.productSku) };
+}
+
 /** A contact body that any implementation must accept, named with the marker. */
 export const validContact = (ctx: CheckContext, tag: string): JsonObject => ({
   type: "CLIENT",

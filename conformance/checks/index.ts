@@ -6,6 +6,7 @@ import { envelopeChecks } from "./envelope.js";
 import { errorChecks } from "./errors.js";
 import { isolationChecks } from "./isolation.js";
 import { listChecks } from "./lists.js";
+import { modelChecks } from "./model.js";
 import { productChecks } from "./products.js";
 import { rateLimitChecks } from "./ratelimit.js";
 import { resourceChecks } from "./resources.js";
@@ -19,6 +20,7 @@ const all: readonly Check[] = [
   ...resourceChecks,
   ...authChecks,
   ...listChecks,
+  ...modelChecks,
   ...contactChecks,
   ...productChecks,
   ...corsChecks,

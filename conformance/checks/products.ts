@@ -34,6 +34,7 @@ import {
   requireListed,
   tokenHolding,
   unique,
+  withUniqueSku,
   type ProductVariant,
 } from "./data.js";
 import { checkProperty, writeRuns } from "./property.js";
@@ -51,11 +52,6 @@ const PATH = LISTS.products.path;
 const TOLERATED_MAXIMUM = new Decimal(1_000_000);
 
 /** A draft with a sku of its own: generated skus may repeat (shrinking converges on the same one). */
-function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDraft {
-  const tail = draft.sku.startsWith(`${ctx.marker}-`) ? draft.sku.slice(ctx.marker.length + 1) : draft.sku;
-  return { ...draft, sku: `${unique(ctx, "p")}-${tail}`.slice(0, MAX.productSku) };
-}
-
 const postJson = (
   ctx: CheckContext,
   json: unknown,

@@ -21,6 +21,7 @@ import {
 } from "./arbitraries.js";
 import {
   beforeSupport,
+  currentPage,
   filteredPage,
   firstPage,
   fullToken,
@@ -97,7 +98,11 @@ export const listChecks: readonly Check[] = [
       };
       let longest: { list: ListName; held: number } | undefined;
       for (const list of LIST_NAMES) {
-        const held = (await count(list, { limit: PAGE })).items.length;
+        const page = await currentPage(ctx, list, token);
+        const held = expectList(
+          page,
+          `${requestLine(page.request)} must answer 200 { "data": [...] }`,
+        ).length;
         await checkDefault(list, held);
         if (longest === undefined || held > longest.held) longest = { list, held };
       }

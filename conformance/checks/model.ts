@@ -21,6 +21,7 @@ import {
 } from "./arbitraries.js";
 import {
   beforeSupport,
+  currentPage,
   dataObject,
   fullToken,
   listRequest,
@@ -98,7 +99,7 @@ export async function buildModel(ctx: CheckContext): Promise<ListModel> {
     const token = model.tokens[org];
     if (token === undefined) continue;
     for (const list of LIST_NAMES) {
-      const ex = await ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) }));
+      const ex = await currentPage(ctx, list, token);
       const items = expectList(ex, `${requestLine(ex.request)} must answer 200`);
       const collection = model.lists[org][list];
       for (const item of items) if (typeof item.id === "string") collection.byId.set(item.id, item);

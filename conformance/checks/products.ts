@@ -27,6 +27,8 @@ import {
   createdProduct,
   dataObject,
   fullToken,
+  itemsOf,
+  listRequest,
   locate,
   memo,
   postProduct,
@@ -281,7 +283,7 @@ export const productChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       // Binary floats would turn several of these (0.3, 19.99, 15 digits) into neighbours.
-      for (const text of [
+      const texts = [
         "0.0001",
         "0.3",
         "19.99",
@@ -290,12 +292,31 @@ export const productChecks: readonly Check[] = [
         "987654.3210",
         "12345678901.2345",
         "99999999999.9999",
-      ]) {
-        await expectRoundTrip(ctx, {
-          sku: unique(ctx, "price"),
-          name: `${ctx.marker} price ${text}`,
-          unitPrice: text,
-        });
+      ];
+      const created: Array<{ draft: ProductDraft; ex: HttpExchange }> = [];
+      for (const text of texts) {
+        const draft = { sku: unique(ctx, "price"), name: `${ctx.marker} price ${text}`, unitPrice: text };
+        const ex = await postProduct(ctx, fullToken(ctx), draft);
+        if (ex.status === 400 && new Decimal(text).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
+          expectErrorEnvelope(ex, "invalid_request");
+          ctx.observe(`unitPrice ${text} is refused (400): the target has a maximum below it.`);
+          continue;
+        }
+        expectSuccess(ex, `POST ${PATH} with unitPrice ${text} must succeed (§4)`);
+        created.push({ draft, ex });
+      }
+      // One read of the list finds them all (they are the newest); one not on it is looked for alone.
+      const page = await ctx.http.send(
+        listRequest("products", fullToken(ctx), { limit: String(MAX.pageMax) }),
+      );
+      const items = itemsOf(page) ?? [];
+      for (const { draft, ex } of created) {
+        const item = items.find((i) => i.sku === draft.sku);
+        if (item !== undefined) expectListedAsSent(draft, item, page, ex);
+        else {
+          const listed = await listedBySku(ctx, draft.sku, ex);
+          expectListedAsSent(draft, listed.item, listed.exchange, ex);
+        }
       }
     },
   },

@@ -10,6 +10,7 @@ import { modelChecks } from "./model.js";
 import { productChecks } from "./products.js";
 import { rateLimitChecks } from "./ratelimit.js";
 import { resourceChecks } from "./resources.js";
+import { ruleChecks } from "./rules.js";
 import { runChecks } from "./run.js";
 import { SECTION_ORDER } from "./spec.js";
 import { versioningChecks } from "./versioning.js";
@@ -26,6 +27,7 @@ const all: readonly Check[] = [
   ...corsChecks,
   ...errorChecks,
   ...versioningChecks,
+  ...ruleChecks,
   ...rateLimitChecks,
   ...runChecks,
 ];

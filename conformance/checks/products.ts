@@ -321,38 +321,6 @@ export const productChecks: readonly Check[] = [
     },
   },
   {
-    id: "products.unit-price-negative",
-    section: SECTION.limits,
-    level: "MUST",
-    rule: "A negative unitPrice gets 400 invalid_request",
-    gap: 19,
-    async run(ctx) {
-      for (const price of [-0.01, -1, -1000.5]) {
-        const ex = await postJson(ctx, {
-          sku: unique(ctx, "neg"),
-          name: `${ctx.marker} negative`,
-          unitPrice: price,
-        });
-        expectRejected(ex, `unitPrice ${price} must be refused (§8: >= 0)`);
-      }
-    },
-  },
-  {
-    id: "products.unit-price-string",
-    section: SECTION.endpoints,
-    level: "SHOULD",
-    rule: 'A unitPrice sent as a string ("12.50") gets 400 invalid_request: §4 says number',
-    gap: 19,
-    async run(ctx) {
-      const ex = await postJson(ctx, {
-        sku: unique(ctx, "str"),
-        name: `${ctx.marker} string price`,
-        unitPrice: "12.50",
-      });
-      expectRejected(ex, 'unitPrice "12.50" (a string) should be refused');
-    },
-  },
-  {
     id: "products.unit-price-precision",
     section: SECTION.resources,
     level: "PROBE",

@@ -107,7 +107,11 @@ export const descriptionStored255: Variant = {
     plain(
       env,
       mapRequestJson((body, req) =>
-        req.path === PRODUCTS && typeof body.description === "string" && codePoints(body.description) > 255
+        // Validated first (2001 is still refused), then stored in a column of 255.
+        req.path === PRODUCTS &&
+        typeof body.description === "string" &&
+        codePoints(body.description) > 255 &&
+        codePoints(body.description) <= 2000
           ? { ...body, description: [...body.description].slice(0, 255).join("") }
           : body,
       ),
@@ -118,13 +122,17 @@ export const addressStored255: Variant = {
   id: "address-stored-255",
   kind: "violation",
   area: "input",
-  description: "a contact address of up to 500 characters is accepted, but only its first 255 are stored",
+  description:
+    "a contact address of up to 500 characters is accepted (501 refused), but only its first 255 are stored",
   expectFailing: ["contacts.length-boundaries"],
   build: (env) =>
     plain(
       env,
       mapRequestJson((body, req) =>
-        req.path === CONTACTS && typeof body.address === "string" && codePoints(body.address) > 255
+        req.path === CONTACTS &&
+        typeof body.address === "string" &&
+        codePoints(body.address) > 255 &&
+        codePoints(body.address) <= 500
           ? { ...body, address: [...body.address].slice(0, 255).join("") }
           : body,
       ),

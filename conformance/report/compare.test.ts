@@ -98,6 +98,28 @@ describe("compareReports", () => {
     expect(same.rows.some((r) => r.differs)).toBe(false);
   });
 
+  it("does not call an open point different for what changes from run to run (marker, times, counters)", () => {
+    const said = (text: string) =>
+      report("http://x", [
+        result({ id: "p.one", level: "PROBE", outcome: "observed", observations: [text] }),
+      ]);
+    const same = compareReports([
+      {
+        file: "a",
+        report: said(
+          "The sku CFK-1-I3WA-FULL is accepted; the 429 came at request 31, after 12 ms (r=0; t=60).",
+        ),
+      },
+      {
+        file: "b",
+        report: said(
+          "The sku CFK-5-ZZ09-FULL is accepted; the 429 came at request 97, after 40 ms (r=0; t=1).",
+        ),
+      },
+    ]);
+    expect(same.rows[0]?.differs).toBe(false);
+  });
+
   it("prints a legend, one line per check and each target's observation on each open point", () => {
     const text = renderComparison(c);
     expect(text).toContain("  A = ref.json: http://ref, profile spec, seed 7, PASSED");

@@ -31,6 +31,19 @@ export interface Comparison {
   rows: ComparedRow[];
 }
 
+/**
+ * An observation with what changes from run to run taken out: the run's marker (in any case), times,
+ * the rate-limit counters and Retry-After, where in a burst the 429 came. What remains is what the target did.
+ */
+export function comparable(observation: string): string {
+  return oneLine(observation)
+    .replace(/cfk-[a-z0-9]+-[a-z0-9]+/gi, "cfk-…")
+    .replace(/\b\d+ ms\b/g, "… ms")
+    .replace(/\b([rt])=\d+/g, "$1=…")
+    .replace(/retry-after: \d+/gi, "retry-after: …")
+    .replace(/at request \d+/g, "at request …");
+}
+
 const label = (i: number): string =>
   i < 26
     ? String.fromCharCode(65 + i)
@@ -56,7 +69,7 @@ export function compareReports(inputs: ReadonlyArray<{ file: string; report: Run
     const observations = results.map((r) => r?.observations ?? []);
     const seen = outcomes.filter((o): o is Outcome => o !== undefined);
     const saidDifferently =
-      first.level === "PROBE" && new Set(observations.map((o) => o.map(oneLine).join(" "))).size > 1;
+      first.level === "PROBE" && new Set(observations.map((o) => o.map(comparable).join(" "))).size > 1;
     return {
       id,
       section: first.section,

@@ -195,6 +195,39 @@ describe("conformance CLI", () => {
     expect(report.options.rateWindowMs).toBe(60_000);
   });
 
+  it("writes one self-contained HTML page with --reporter html, the failure's replay naming the manifest", async () => {
+    const r = await cli([
+      "--base-url",
+      server.baseUrl,
+      "--tokens",
+      manifestFile,
+      "--seed",
+      "7",
+      "--reporter",
+      "html",
+    ]);
+    expect(r.stdout.startsWith("<!doctype html>")).toBe(true);
+    expect(r.stdout).not.toMatch(/<script|<link|src=/i);
+    expect(r.stdout).toContain(`--tokens ${manifestFile}`);
+    expect(r.stdout).toContain("contacts.order");
+  });
+
+  it("keeps --tokens in the JSON report, so that compare and replays name it", async () => {
+    const out = join(dir, "tokens-kept.json");
+    await cli([
+      "--base-url",
+      server.baseUrl,
+      "--tokens",
+      manifestFile,
+      "--reporter",
+      "json",
+      "--output",
+      out,
+    ]);
+    const report = JSON.parse(await readFile(out, "utf8")) as RunReport;
+    expect(report.options.tokens).toBe(manifestFile);
+  });
+
   it("prints JUnit XML to stdout without --output", async () => {
     const r = await cli(["--base-url", server.baseUrl, "--tokens", manifestFile, "--reporter", "junit"]);
     expect(r.stdout.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);

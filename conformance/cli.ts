@@ -9,7 +9,10 @@ import {
 } from "./index.js";
 import { ManifestError, loadManifest } from "./manifest.js";
 import { oneLine, renderCatalogue, renderConsoleReport, renderSummaryLine } from "./report/console.js";
+import { compareReports, renderComparison } from "./report/compare.js";
+import { renderHtmlReport } from "./report/html.js";
 import { renderJsonReport } from "./report/json.js";
+import { ReportFileError, readReport } from "./report/read.js";
 import { renderJunitReport } from "./report/junit.js";
 import { InvalidOptionError, selectChecks } from "./runner.js";
 import type { Check, CheckResult, Outcome, Profile, RunReport } from "./types.js";
@@ -38,13 +41,13 @@ export function processIo(): CliIo {
 
 const PROGRESS: Record<Outcome, string> = { pass: ".", fail: "F", skip: "s", observed: "o" };
 
-const REPORTERS = ["console", "junit", "json"] as const;
+const REPORTERS = ["console", "junit", "json", "html"] as const;
 type Reporter = (typeof REPORTERS)[number];
 
 interface CliOptions {
   baseUrl?: string;
   tokens?: string;
-  rateLimit: number;
+  rateLimit?: number;
   profile: Profile;
   strict?: boolean;
   reporter: Reporter;
@@ -68,6 +71,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 }
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[2] === "compare") return compare(argv.slice(3), io);
   const program = buildProgram(io);
   try {
     program.parse([...argv], { from: "node" });
@@ -94,14 +98,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const manifest = opts.tokens === undefined ? undefined : await loadManifest(opts.tokens);
     const report = await runConformance({
       ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
-      ...(manifest === undefined ? {} : { manifest }),
+      ...(manifest === undefined || opts.tokens === undefined ? {} : { manifest, tokensFile: opts.tokens }),
       ...(opts.seed === undefined ? {} : { seed: opts.seed }),
       ...(opts.grep === undefined ? {} : { grep: opts.grep }),
       profile: opts.profile,
       strict: opts.strict === true,
       readOnly: opts.readOnly === true,
       numRuns: opts.numRuns,
-      rateLimit: opts.rateLimit,
+      ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
       slow: opts.slow === true,
       ...(io.catalogue === undefined ? {} : { catalogue: io.catalogue }),
       ...(io.progress === true ? { onResult: (r: CheckResult) => io.stderr(PROGRESS[r.outcome]) } : {}),
@@ -137,6 +141,63 @@ function render(reporter: Reporter, report: RunReport, catalogue: readonly Check
       return renderJunitReport(report);
     case "json":
       return renderJsonReport(report);
+    case "html":
+      return renderHtmlReport([{ file: report.target, report }]);
+  }
+}
+
+interface CompareOptions {
+  reporter: "console" | "html";
+  output?: string;
+}
+
+/**
+ * `conformance compare A.json B.json …`: reports written with --reporter json, side by side. Exit 0,
+ * however much they differ (a comparison is no verdict); 2 for a usage error or a file that is no report.
+ */
+async function compare(args: readonly string[], io: CliIo): Promise<number> {
+  const command = new Command("conformance compare")
+    .description(
+      "Print, side by side, each check's outcome and each open point's observation in reports written with --reporter json.",
+    )
+    .argument("<reports...>", "report files (--reporter json)")
+    .addOption(
+      new Option("--reporter <name>", "output format").choices(["console", "html"]).default("console"),
+    )
+    .addOption(new Option("--output <file>", "write to a file instead of stdout"))
+    .helpOption("-h, --help", "show this help")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: (text, write) => write(`conformance compare: ${oneLine(text).replace(/^error: /, "")}\n`),
+    });
+  try {
+    command.parse([...args], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const files = command.args;
+  const opts = command.opts<CompareOptions>();
+  try {
+    const inputs = [];
+    for (const file of files) inputs.push({ file, report: await readReport(file) });
+    const rendered =
+      opts.reporter === "html" ? renderHtmlReport(inputs) : renderComparison(compareReports(inputs));
+    const differing = compareReports(inputs).rows.filter((r) => r.differs).length;
+    if (opts.output === undefined) io.stdout(rendered);
+    else {
+      await writeFile(opts.output, rendered, "utf8");
+      io.stdout(`${differing} checks differ; ${opts.reporter} comparison written to ${opts.output}\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof ReportFileError) {
+      io.stderr(`conformance compare: ${oneLine(error.message)}\n`);
+      return 2;
+    }
+    throw error;
   }
 }
 
@@ -144,7 +205,8 @@ function buildProgram(io: CliIo): Command {
   return new Command("conformance")
     .description(
       "Check an implementation of the accounting REST API against its spec, clause by clause.\n" +
-        "Without --base-url, the reference server is started in process and checked.",
+        "Without --base-url, the reference server is started in process and checked.\n" +
+        "`conformance compare A.json B.json …` puts reports written with --reporter json side by side.",
     )
     .addOption(new Option("--base-url <url>", "the implementation to check").argParser(parseUrl))
     .addOption(
@@ -154,9 +216,10 @@ function buildProgram(io: CliIo): Command {
       ),
     )
     .addOption(
-      new Option("--rate-limit <n>", "requests per minute the target enforces; the kit stays under it")
-        .argParser(parsePositive)
-        .default(100),
+      new Option(
+        "--rate-limit <n>",
+        "requests per minute the target enforces; the kit stays under it (default: the manifest's rateLimit, else 100)",
+      ).argParser(parsePositive),
     )
     .addOption(
       new Option("--profile <profile>", "which checks run").choices(["spec", "reference"]).default("spec"),

@@ -1,4 +1,4 @@
-import type { Pacer } from "./pacer.js";
+import type { RequestPacer } from "./pacer.js";
 import { CheckFailure, type HttpClient, type HttpExchange, type HttpRequest } from "./types.js";
 
 /**
@@ -15,7 +15,7 @@ export interface MaskedToken {
 
 export interface FetchHttpClientOptions {
   baseUrl: string;
-  pacer: Pacer;
+  pacer: RequestPacer;
   /** Manifest tokens, never shown in clear in a curl command. */
   tokens?: readonly MaskedToken[];
   /** Per request, body included; default 10 s. */
@@ -51,7 +51,7 @@ export interface PreparedRequest {
 
 export class FetchHttpClient implements HttpClient {
   readonly baseUrl: string;
-  readonly #pacer: Pacer;
+  readonly #pacer: RequestPacer;
   readonly #tokens: readonly MaskedToken[];
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
@@ -77,16 +77,23 @@ export class FetchHttpClient implements HttpClient {
 
   async send(request: HttpRequest): Promise<HttpExchange> {
     for (let attempt = 0; ; attempt += 1) {
-      await this.#pacer.acquire();
-      const exchange = await this.#exchange(request);
+      // The pacer may send it with an equivalent token that has more room (RatePacer).
+      const sent = (await this.#pacer.acquire(request)) ?? request;
+      const exchange = await this.#exchange(sent);
       if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
-      await this.#sleep(this.retryDelayMs(exchange.headers["retry-after"], attempt));
+      const delay = this.retryDelayMs(exchange.headers["retry-after"], attempt);
+      this.#pacer.limited?.(sent, delay, true);
+      await this.#sleep(delay);
     }
   }
 
-  sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
-    this.#pacer.record();
-    return this.#exchange(request);
+  async sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
+    this.#pacer.record(request);
+    const exchange = await this.#exchange(request);
+    if (exchange.status === 429) {
+      this.#pacer.limited?.(request, this.retryDelayMs(exchange.headers["retry-after"]), false);
+    }
+    return exchange;
   }
 
   history(): readonly HttpExchange[] {
@@ -110,6 +117,17 @@ export class FetchHttpClient implements HttpClient {
   /** The curl command that replays a request, tokens masked. */
   curl(request: HttpRequest): string {
     return renderCurl(prepareRequest(this.baseUrl, request), this.#masks(request));
+  }
+
+  /** The curl commands that replay exchanges in order, as they were sent, tokens masked. */
+  replay(exchanges: readonly HttpExchange[]): string {
+    const masks = [
+      ...new Map(exchanges.flatMap((ex) => this.#masks(ex.request)).map((t) => [t.token, t])).values(),
+    ];
+    return renderCurlSequence(
+      exchanges.map((ex) => prepareRequest(this.baseUrl, ex.request)),
+      masks,
+    );
   }
 
   #masks(request: HttpRequest): readonly MaskedToken[] {
@@ -247,6 +265,24 @@ const RUN_MIN = 64;
  */
 export function renderCurl(request: PreparedRequest, tokens: readonly MaskedToken[]): string {
   const vars = new Vars(tokens);
+  const command = curlCommand(request, vars);
+  return vars.comment() === "" ? command : `${command} ${vars.comment()}`;
+}
+
+/**
+ * The commands that replay a sequence of requests in order, one per line, the tokens as shell
+ * variables named once for the whole sequence (a trailing comment line says which is which).
+ */
+export function renderCurlSequence(
+  requests: readonly PreparedRequest[],
+  tokens: readonly MaskedToken[],
+): string {
+  const vars = new Vars(tokens);
+  const lines = requests.map((r) => curlCommand(r, vars));
+  return [...lines, ...(vars.comment() === "" ? [] : [vars.comment()])].join("\n");
+}
+
+function curlCommand(request: PreparedRequest, vars: Vars): string {
   const args = ["curl", "-sS", "-i"];
   if (/[[\]{}]/.test(request.url)) args.push("-g");
   if (/\/\.\.?(\/|\?|$)/.test(request.url)) args.push("--path-as-is");
@@ -273,8 +309,7 @@ export function renderCurl(request: PreparedRequest, tokens: readonly MaskedToke
     }
   }
   const command = args.join(" ");
-  const piped = producer === undefined ? command : `${producer} | ${command}`;
-  return vars.comment() === "" ? piped : `${piped} ${vars.comment()}`;
+  return producer === undefined ? command : `${producer} | ${command}`;
 }
 
 /** The shell variables standing for the tokens a command mentions, in order of first use. */

@@ -25,6 +25,102 @@ const noop: Check = {
   run: async () => {},
 };
 
+/** A clock that moves only when the kit waits: what it waited is in `waits`. */
+function virtual(start = Date.parse("2026-11-22T09:00:00Z")) {
+  const waits: number[] = [];
+  let t = start;
+  return {
+    waits,
+    clock: {
+      now: () => t,
+      sleep: (ms: number) => {
+        waits.push(ms);
+        t += ms;
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+/** Sends `n` list requests with organization org_a's full token. */
+const readsWithFullToken = (n: number): Check => ({
+  id: "reads.full",
+  section: "§4 Endpoints",
+  level: "MUST",
+  rule: "a full token lists contacts",
+  async run(ctx) {
+    for (let i = 0; i < n; i += 1) {
+      const ex = await ctx.http.send({
+        method: "GET",
+        path: "/api/v1/contacts",
+        auth: ctx.tokens.get({ kind: "full" }),
+      });
+      if (ex.status !== 200)
+        throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status), exchange: ex });
+    }
+  },
+});
+
+describe("runConformance pacing", () => {
+  it("takes the rate limit and its scope from the manifest, and --rate-limit over it", async () => {
+    const { clock, waits } = virtual();
+    const manifest = { ...testManifest(), rateLimit: { requests: 5, per: "address" as const } };
+    const report = await runConformance({
+      baseUrl: server.baseUrl,
+      manifest,
+      catalogue: [readsWithFullToken(6)],
+      clock,
+    });
+    expect(report.options).toMatchObject({ rateLimit: 5, rateLimitPer: "address" });
+    expect(report.pacing?.source).toBe("manifest");
+    // Four requests a minute (a tenth kept in reserve): the probe and three reads, then a wait.
+    expect(waits.length).toBeGreaterThan(0);
+    const over = await runConformance({
+      baseUrl: server.baseUrl,
+      manifest,
+      rateLimit: 50,
+      catalogue: [noop],
+      clock,
+    });
+    expect(over.options).toMatchObject({ rateLimit: 50, rateLimitPer: "address" });
+    expect(over.pacing?.source).toBe("option");
+  });
+
+  it("counts how many requests each token sent", async () => {
+    const report = await runConformance({
+      baseUrl: server.baseUrl,
+      manifest: testManifest(),
+      catalogue: [readsWithFullToken(3)],
+    });
+    expect(report.pacing?.requestsByToken).toEqual({ "(no manifest token)": 1, "a-full": 3 });
+  });
+
+  it("falls back to counting every request together when the target limits more widely than per token", async () => {
+    let seen = 0;
+    const strict = await startLocalServer((_req, res) => {
+      seen += 1;
+      // The target counts per address: the third request of the run is one too many.
+      if (seen === 3)
+        json(res, 429, { error: { code: "rate_limited", message: "slow down" } }, { "retry-after": "2" });
+      else json(res, 200, { data: [] });
+    });
+    try {
+      const { clock, waits } = virtual();
+      const report = await runConformance({
+        baseUrl: strict.baseUrl,
+        manifest: testManifest(),
+        catalogue: [readsWithFullToken(4)],
+        clock,
+      });
+      expect(report.results.map((r) => r.outcome)).toEqual(["pass"]);
+      expect(report.pacing?.fellBack).toMatch(/counted every request together/);
+      expect(waits).toEqual([2000]);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe("runConformance", () => {
   it("runs a catalogue against a target with the defaults, reporting the seed and every request", async () => {
     const report = await runConformance({
@@ -40,8 +136,10 @@ describe("runConformance", () => {
       readOnly: false,
       numRuns: 25,
       rateLimit: 100,
+      rateLimitPer: "token",
       rateWindowMs: 60_000,
     });
+    expect(report.pacing?.source).toBe("default");
     expect(
       Number.isInteger(report.options.seed) && report.options.seed >= 0 && report.options.seed < 2 ** 32,
     ).toBe(true);

@@ -1,12 +1,21 @@
 import { randomInt } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { TokenManifest } from "../src/fixtures/manifest.js";
+import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
 import { FetchHttpClient, RequestError } from "./client.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
-import { Pacer } from "./pacer.js";
+import { RatePacer } from "./pacer.js";
 import { InvalidOptionError, compileGrep, runChecks } from "./runner.js";
-import type { Check, CheckResult, Profile, RunOptions, RunReport } from "./types.js";
+import {
+  systemKitClock,
+  type Check,
+  type CheckResult,
+  type HttpExchange,
+  type KitClock,
+  type Profile,
+  type RunOptions,
+  type RunReport,
+} from "./types.js";
 
 export type {
   Check,
@@ -15,6 +24,7 @@ export type {
   HttpClient,
   HttpExchange,
   HttpRequest,
+  KitClock,
   Level,
   Outcome,
   Profile,
@@ -23,8 +33,9 @@ export type {
   TokenNeed,
   TokenPool,
 } from "./types.js";
-export { CheckFailure, LEVELS } from "./types.js";
-export type { ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+export { CheckFailure, LEVELS, systemKitClock } from "./types.js";
+export type { ManifestToken, RateLimitPolicy, RateLimitScope, TokenManifest } from "./manifest-schema.js";
+export { DEFAULT_RATE_LIMIT, TokenManifestSchema } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
 export { InvalidOptionError, failsRun } from "./runner.js";
 export { RequestError } from "./client.js";
@@ -37,20 +48,26 @@ export interface ConformanceOptions {
   baseUrl?: string;
   /** Default: the embedded reference's manifest, or the reference fixtures' manifest for a target. */
   manifest?: TokenManifest;
+  /** The file the manifest was read from (--tokens): a replay command names it. */
+  tokensFile?: string;
   profile?: Profile;
   strict?: boolean;
   readOnly?: boolean;
   /** Default: random 32-bit, always reported. */
   seed?: number;
   numRuns?: number;
-  /** Requests per window the target is expected to enforce; default 100 (§8). */
+  /** Requests per window the target enforces; default the manifest's `rateLimit.requests`, else 100 (§8). */
   rateLimit?: number;
+  /** What the target's limit counts; default the manifest's `rateLimit.per`, else "token". */
+  rateLimitPer?: RateLimitScope;
   /** Default 60 000 (§8 "per minute"); 1 000 against the embedded reference. */
   rateWindowMs?: number;
   grep?: string;
   slow?: boolean;
   catalogue?: readonly Check[];
   onResult?: (result: CheckResult) => void;
+  /** The run's clock; default the system's. Tests pass a virtual one shared with the target. */
+  clock?: KitClock;
 }
 
 /** The target answered nothing at all: the run cannot start. The message is one line. */
@@ -76,31 +93,60 @@ export async function loadDefaultCatalogue(): Promise<readonly Check[]> {
 export async function runConformance(options: ConformanceOptions): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
+  const clock = options.clock ?? systemKitClock;
   const embedded = options.baseUrl === undefined;
-  const rateLimit = positiveInteger("rate limit", options.rateLimit ?? 100);
-  const runOptions: RunOptions = {
-    profile: options.profile ?? "spec",
-    strict: options.strict ?? false,
-    readOnly: options.readOnly ?? false,
-    seed: options.seed ?? randomInt(2 ** 32),
-    numRuns: positiveInteger("number of runs", options.numRuns ?? 25),
-    rateLimit,
-    rateWindowMs: embedded
-      ? EMBEDDED_RATE_WINDOW_MS
-      : positiveInteger("rate window (ms)", options.rateWindowMs ?? 60_000),
-  };
-  if (!Number.isSafeInteger(runOptions.seed)) {
-    throw new InvalidOptionError(`the seed must be an integer, got ${runOptions.seed}`);
-  }
+  if (options.rateLimit !== undefined) positiveInteger("rate limit", options.rateLimit);
+  const numRuns = positiveInteger("number of runs", options.numRuns ?? 25);
+  const seed = options.seed ?? randomInt(2 ** 32);
+  if (!Number.isSafeInteger(seed)) throw new InvalidOptionError(`the seed must be an integer, got ${seed}`);
   if (options.grep !== undefined) compileGrep(options.grep);
-  const target = embedded ? await startEmbedded(rateLimit) : undefined;
+  const rateWindowMs = embedded
+    ? EMBEDDED_RATE_WINDOW_MS
+    : positiveInteger("rate window (ms)", options.rateWindowMs ?? 60_000);
+  // The embedded reference counts per token, at the rate asked for (100 unless told otherwise).
+  const target = embedded
+    ? await startEmbedded(
+        options.rateLimit ?? options.manifest?.rateLimit?.requests ?? DEFAULT_RATE_LIMIT.requests,
+      )
+    : undefined;
   try {
     const baseUrl = target?.baseUrl ?? checkBaseUrl(options.baseUrl ?? "");
     const manifest = options.manifest ?? target?.manifest ?? (await loadManifest(defaultManifestPath()));
+    const declared = manifest.rateLimit;
+    const rateLimit = options.rateLimit ?? declared?.requests ?? DEFAULT_RATE_LIMIT.requests;
+    const rateLimitPer = options.rateLimitPer ?? declared?.per ?? DEFAULT_RATE_LIMIT.per;
+    const source =
+      options.rateLimit !== undefined || options.rateLimitPer !== undefined
+        ? "option"
+        : declared === undefined
+          ? "default"
+          : "manifest";
+    const runOptions: RunOptions = {
+      profile: options.profile ?? "spec",
+      strict: options.strict ?? false,
+      readOnly: options.readOnly ?? false,
+      seed,
+      numRuns,
+      rateLimit,
+      rateLimitPer,
+      rateWindowMs,
+      ...(options.tokensFile === undefined ? {} : { tokens: options.tokensFile }),
+      ...(options.slow === true ? { slow: true } : {}),
+    };
+    const pacer = new RatePacer({
+      rateLimit,
+      windowMs: rateWindowMs,
+      per: rateLimitPer,
+      manifest,
+      timer: clock,
+      wallClock: () => clock.now(),
+    });
     const http = new FetchHttpClient({
       baseUrl,
-      pacer: new Pacer({ rateLimit, windowMs: runOptions.rateWindowMs }),
+      pacer,
       tokens: manifest.tokens,
+      sleep: (ms) => clock.sleep(ms),
+      now: () => clock.now(),
     });
     await probe(http, baseUrl);
     const results = await runChecks({
@@ -111,6 +157,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       grep: options.grep,
       slow: options.slow,
       onResult: options.onResult,
+      clock,
     });
     return {
       target: baseUrl,
@@ -119,11 +166,28 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(performance.now() - started),
       requests: http.requests,
+      pacing: {
+        source,
+        ...(pacer.fellBack === undefined ? {} : { fellBack: pacer.fellBack }),
+        requestsByToken: requestsByToken(http.history()),
+      },
       results,
     };
   } finally {
     await target?.close();
   }
+}
+
+/** How many requests each manifest token sent (by label); the others under "(no manifest token)". */
+export function requestsByToken(history: readonly HttpExchange[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const ex of history) {
+    const auth = ex.request.auth;
+    const label =
+      auth === null || auth === undefined || "header" in auth ? "(no manifest token)" : auth.label;
+    counts[label] = (counts[label] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** One unauthenticated request: any HTTP answer will do, none at all means there is nothing to check. */

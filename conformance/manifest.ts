@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
-import { TokenManifestSchema, type TokenManifest } from "../src/fixtures/manifest.js";
+import { TokenManifestSchema, type TokenManifest } from "./manifest-schema.js";
 import { defaultFixturesDir } from "../src/fixtures/paths.js";
 
 /** A token manifest that cannot be read or does not follow the format; the message is one paragraph. */

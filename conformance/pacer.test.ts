@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Pacer, defaultSafetyMargin, type PacerTimer } from "./pacer.js";
+import type { ManifestToken } from "./manifest-schema.js";
+import { Pacer, RatePacer, defaultSafetyMargin, type PacerTimer } from "./pacer.js";
+import { nth, testManifest } from "./test-support/local.js";
+import type { HttpRequest } from "./types.js";
 
 /** Time that moves only when the pacer sleeps or the test advances it. */
 class FakeTimer implements PacerTimer {
@@ -117,5 +120,181 @@ describe("Pacer", () => {
   it("refuses a limit or a window it cannot pace", () => {
     expect(() => new Pacer({ rateLimit: 0, windowMs: 1000 })).toThrow(/positive integer/);
     expect(() => new Pacer({ rateLimit: 10, windowMs: 0 })).toThrow(/positive/);
+  });
+});
+
+/** testManifest() plus two tokens equivalent to a-full (same organization, same scopes). */
+function manifestWithSpares() {
+  const base = testManifest();
+  const full = nth(base.tokens, 0);
+  const spares: ManifestToken[] = [2, 3].map((n) => ({
+    ...full,
+    label: `a-full-${n}`,
+    token: `tst_aFullSpare000${n}`,
+  }));
+  return { ...base, tokens: [...base.tokens, ...spares] };
+}
+
+const manifest = manifestWithSpares();
+const token = (label: string): ManifestToken => {
+  const found = manifest.tokens.find((t) => t.label === label);
+  if (found === undefined) throw new Error(`no token ${label}`);
+  return found;
+};
+const get = (auth: HttpRequest["auth"]): HttpRequest => ({ method: "GET", path: "/api/v1/contacts", auth });
+const labelOf = (request: HttpRequest | undefined): string => {
+  const auth = request?.auth;
+  return auth === null || auth === undefined || "header" in auth ? "(none)" : auth.label;
+};
+
+function ratePacer(per: "token" | "organization" | "address", rateLimit = 10) {
+  const timer = new FakeTimer();
+  const pacer = new RatePacer({
+    rateLimit,
+    windowMs: 1000,
+    per,
+    manifest,
+    timer,
+    wallClock: () => Date.parse("2026-01-01"),
+  });
+  return { timer, pacer };
+}
+
+describe("RatePacer", () => {
+  it("paces each token apart when the limit is per token", async () => {
+    const { timer, pacer } = ratePacer("token");
+    for (let i = 0; i < 9; i += 1) await pacer.acquire(get(token("a-contacts-read")));
+    for (let i = 0; i < 9; i += 1) await pacer.acquire(get(token("b-full")));
+    expect(timer.sleeps).toEqual([]);
+    await pacer.acquire(get(token("a-contacts-read")));
+    expect(timer.sleeps).toEqual([1000]);
+    expect(pacer.total).toBe(19);
+  });
+
+  it("spreads a token's work round robin over the tokens of the same organization and scopes", async () => {
+    const { timer, pacer } = ratePacer("token");
+    const sent: string[] = [];
+    for (let i = 0; i < 27; i += 1) sent.push(labelOf(await pacer.acquire(get(token("a-full")))));
+    expect(sent.slice(0, 6)).toEqual(["a-full", "a-full-2", "a-full-3", "a-full", "a-full-2", "a-full-3"]);
+    for (const label of ["a-full", "a-full-2", "a-full-3"])
+      expect(sent.filter((l) => l === label)).toHaveLength(9);
+    // Three tokens' allowance at once; b-full (another organization) and a-contacts-read never stand in.
+    expect(timer.sleeps).toEqual([]);
+    expect(labelOf(await pacer.acquire(get(token("b-full"))))).toBe("b-full");
+    expect(labelOf(await pacer.acquire(get(token("a-contacts-read"))))).toBe("a-contacts-read");
+  });
+
+  it("counts requests without an active token in one shared budget, and a raw header naming a token in its budget too", async () => {
+    const { pacer } = ratePacer("token");
+    expect(pacer.budgets(get(null))).toEqual(["no active token"]);
+    expect(pacer.budgets(get({ header: "Basic x" }))).toEqual(["no active token"]);
+    expect(pacer.budgets(get(token("a-revoked")))).toEqual(["no active token"]);
+    expect(pacer.budgets(get(token("a-expired")))).toEqual(["no active token"]);
+    expect(pacer.budgets(get({ header: `bearer ${token("b-full").token}` }))).toEqual([
+      "no active token",
+      "token b-full",
+    ]);
+  });
+
+  it("counts the tokens of one organization together when the limit is per organization, and never swaps them", async () => {
+    const { timer, pacer } = ratePacer("organization");
+    for (let i = 0; i < 9; i += 1) {
+      expect(labelOf(await pacer.acquire(get(token(i % 2 === 0 ? "a-full" : "a-contacts-read"))))).not.toBe(
+        "a-full-2",
+      );
+    }
+    await pacer.acquire(get(token("b-full")));
+    expect(timer.sleeps).toEqual([]);
+    await pacer.acquire(get(token("a-full-3")));
+    expect(timer.sleeps).toEqual([1000]);
+  });
+
+  it("counts every request together when the limit is per address", async () => {
+    const { timer, pacer } = ratePacer("address");
+    for (const label of [
+      "a-full",
+      "b-full",
+      "a-none",
+      "a-full",
+      "b-full",
+      "a-full",
+      "a-full",
+      "b-full",
+      "a-none",
+    ]) {
+      expect(labelOf(await pacer.acquire(get(token(label))))).toBe(label);
+    }
+    await pacer.acquire(get(null));
+    expect(timer.sleeps).toEqual([1000]);
+  });
+
+  it("after a 429 to a paced request, waits it out and counts every request together for the rest of the run", async () => {
+    const { timer, pacer } = ratePacer("token");
+    for (let i = 0; i < 5; i += 1) await pacer.acquire(get(token("b-full")));
+    const limited = await pacer.acquire(get(token("a-contacts-read")));
+    pacer.limited(limited ?? get(null), 300, true);
+    expect(pacer.per).toBe("address");
+    expect(pacer.fellBack).toMatch(/counts more widely/);
+    await pacer.acquire(get(token("b-full")));
+    expect(timer.sleeps).toEqual([300]);
+    // Six requests in the window, and room for nine: counted together, the tenth waits.
+    for (let i = 0; i < 2; i += 1) await pacer.acquire(get(null));
+    await pacer.acquire(get(token("a-none")));
+    expect(timer.sleeps).toEqual([300, 700]);
+  });
+
+  it("holds only the token's budget after a 429 to an unpaced request (the burst), without falling back", async () => {
+    const { timer, pacer } = ratePacer("token");
+    pacer.record(get(token("a-contacts-read")));
+    pacer.limited(get(token("a-contacts-read")), 500, false);
+    expect(pacer.fellBack).toBeUndefined();
+    await pacer.acquire(get(token("b-full")));
+    expect(timer.sleeps).toEqual([]);
+    await pacer.acquire(get(token("a-contacts-read")));
+    expect(timer.sleeps).toEqual([500]);
+  });
+
+  it("never lets more than the allowance into any window of any budget, whatever tokens the requests carry", async () => {
+    const labels = manifest.tokens.map((t) => t.label);
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant("acquire" as const),
+        label: fc.option(fc.constantFrom(...labels), { nil: undefined }),
+      }),
+      fc.record({ kind: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 700 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("token" as const, "organization" as const, "address" as const),
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(op, { maxLength: 150 }),
+        async (per, rateLimit, ops) => {
+          const timer = new FakeTimer();
+          const pacer = new RatePacer({
+            rateLimit,
+            windowMs: 1000,
+            per,
+            manifest,
+            timer,
+            wallClock: () => Date.parse("2026-01-01"),
+          });
+          const stamps = new Map<string, number[]>();
+          for (const o of ops) {
+            if (o.kind === "advance") {
+              timer.t += o.ms;
+              continue;
+            }
+            const sent = await pacer.acquire(get(o.label === undefined ? null : token(o.label)));
+            for (const budget of pacer.budgets(sent)) {
+              const list = stamps.get(budget) ?? [];
+              list.push(timer.now());
+              stamps.set(budget, list);
+              expect(busiestWindow(list, 1000), budget).toBeLessThanOrEqual(pacer.allowance);
+            }
+          }
+        },
+      ),
+      { numRuns: 200, seed: 20261122 },
+    );
   });
 });

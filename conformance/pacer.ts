@@ -1,7 +1,10 @@
+import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
+import type { HttpRequest } from "./types.js";
+
 /**
- * A rolling-window pacer: the kit's own requests stay under the rate limit the target is expected to
- * enforce. The limit's scope (token, organization, address) is the target's choice (spec-gaps #21), so
- * one pacer counts every request of the run together, whoever sends it, paced or not.
+ * Rolling-window pacers: the kit's own requests stay under the rate limit the target enforces. `Pacer`
+ * keeps one budget; `RatePacer` keeps one per budget the target keeps (per token, per organization, or
+ * one for the whole run), as the manifest declares it (spec-gaps #21).
  */
 
 /** Time, injected so that the pacer can be tested without real waiting. */
@@ -33,7 +36,7 @@ export function defaultSafetyMargin(rateLimit: number): number {
   return Math.max(1, Math.floor(rateLimit / 10));
 }
 
-export class Pacer {
+export class Pacer implements RequestPacer {
   /** Requests allowed in any window of `windowMs`. */
   readonly allowance: number;
   readonly windowMs: number;
@@ -63,15 +66,15 @@ export class Pacer {
   }
 
   /** Waits until one more request fits in the window, and counts it. */
-  acquire(): Promise<void> {
-    const turn = this.#tail.then(() => this.#waitForSlot());
+  acquire(_request?: HttpRequest): Promise<undefined> {
+    const turn = this.#tail.then(() => this.#waitForSlot()).then(() => undefined);
     // A rejected sleep must not poison every later acquire.
     this.#tail = turn.catch(() => undefined);
     return turn;
   }
 
   /** Counts a request sent without waiting (the rate-limit burst): later acquires wait for it too. */
-  record(): void {
+  record(_request?: HttpRequest): void {
     this.#stamps.push(this.#timer.now());
     this.#total += 1;
   }
@@ -97,5 +100,211 @@ export class Pacer {
     let drop = 0;
     while (drop < this.#stamps.length && now - (this.#stamps[drop] ?? now) >= this.windowMs) drop += 1;
     if (drop > 0) this.#stamps.splice(0, drop);
+  }
+}
+
+// ---- pacing per token, per organization or for the whole run ------------------------------------------
+
+/** What the client asks of a pacer: one budget for the run (Pacer) or one per token (RatePacer). */
+export interface RequestPacer {
+  readonly windowMs: number;
+  /** Requests counted so far (paced and unpaced). */
+  readonly total: number;
+  /**
+   * Waits until the request fits and counts it. A RatePacer may hand back the request carrying another
+   * token equivalent to its own (same organization, same scopes) that has more room.
+   */
+  acquire(request: HttpRequest): Promise<HttpRequest | undefined>;
+  /** Counts a request sent without waiting (the rate-limit burst). */
+  record(request: HttpRequest): void;
+  /** The target answered 429 to `request`: hold its budget `waitMs`; `paced`: the kit thought it had room. */
+  limited?(request: HttpRequest, waitMs: number, paced: boolean): void;
+}
+
+/** The budget every request of the run is counted in, whatever the scope (so that a fallback knows it). */
+const EVERYTHING = "everything";
+/** Requests without an active manifest token: the reference counts them per client address. */
+const ANONYMOUS = "no active token";
+
+export interface RatePacerOptions {
+  rateLimit: number;
+  windowMs: number;
+  per: RateLimitScope;
+  manifest: TokenManifest;
+  safetyMargin?: number;
+  timer?: PacerTimer;
+  /** Wall-clock ms, for token expiry; default Date.now. */
+  wallClock?: () => number;
+}
+
+/**
+ * Paces each budget the target keeps (manifest `rateLimit.per`, spec-gaps #21) under its own rolling
+ * window, and spreads the work of a token over the tokens equivalent to it. A request is counted in
+ * every budget the target might count it in: its token's (or organization's), and for a request without
+ * an active manifest token, the one shared budget of the kit's address (with the token's too, when a
+ * raw Authorization header carries a manifest secret).
+ *
+ * A 429 to a paced request means the target counts more widely than declared: from then on every
+ * request of the run is counted together (as with `per: "address"`), and `fellBack` says so.
+ */
+export class RatePacer implements RequestPacer {
+  readonly allowance: number;
+  readonly windowMs: number;
+  readonly #timer: PacerTimer;
+  readonly #wallClock: () => number;
+  readonly #tokens: readonly ManifestToken[];
+  readonly #stamps = new Map<string, number[]>();
+  readonly #blockedUntil = new Map<string, number>();
+  /** Per token label: the tokens interchangeable with it, in manifest order. */
+  readonly #equivalents = new Map<string, readonly ManifestToken[]>();
+  readonly #cursor = new Map<readonly ManifestToken[], number>();
+  #per: RateLimitScope;
+  #fellBack: string | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+  #total = 0;
+
+  constructor(options: RatePacerOptions) {
+    if (!Number.isInteger(options.rateLimit) || options.rateLimit < 1) {
+      throw new RangeError(`rate limit must be a positive integer, got ${options.rateLimit}`);
+    }
+    if (!(options.windowMs > 0))
+      throw new RangeError(`rate window must be positive, got ${options.windowMs} ms`);
+    const margin = options.safetyMargin ?? defaultSafetyMargin(options.rateLimit);
+    this.allowance = Math.max(1, options.rateLimit - margin);
+    this.windowMs = options.windowMs;
+    this.#per = options.per;
+    this.#timer = options.timer ?? realTimer;
+    this.#wallClock = options.wallClock ?? Date.now;
+    this.#tokens = options.manifest.tokens;
+    const classes = new Map<string, ManifestToken[]>();
+    for (const t of this.#tokens.filter((x) => this.#lasting(x))) {
+      const key = `${t.organization} ${[...t.scopes].sort().join(" ")}`;
+      const members = classes.get(key) ?? [];
+      members.push(t);
+      classes.set(key, members);
+    }
+    for (const members of classes.values()) for (const t of members) this.#equivalents.set(t.label, members);
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+
+  /** The scope paced now: the declared one, or "address" after a fallback. */
+  get per(): RateLimitScope {
+    return this.#per;
+  }
+
+  /** Why pacing fell back to counting every request together, if it did. */
+  get fellBack(): string | undefined {
+    return this.#fellBack;
+  }
+
+  /** The budgets a request is counted in (EVERYTHING aside). */
+  budgets(request: HttpRequest): string[] {
+    if (this.#per === "address") return [EVERYTHING];
+    const auth = request.auth;
+    const of = (t: ManifestToken): string =>
+      this.#per === "token" ? `token ${t.label}` : `organization ${t.organization}`;
+    if (auth !== null && auth !== undefined && !("header" in auth) && this.#active(auth)) return [of(auth)];
+    const out = [ANONYMOUS];
+    if (auth !== null && auth !== undefined && "header" in auth) {
+      for (const t of this.#tokens) if (this.#active(t) && auth.header.includes(t.token)) out.push(of(t));
+    }
+    return out;
+  }
+
+  acquire(request: HttpRequest): Promise<HttpRequest> {
+    const turn = this.#tail.then(() => this.#acquire(request));
+    // A rejected sleep must not poison every later acquire.
+    this.#tail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  record(request: HttpRequest): void {
+    this.#stamp(request, this.#timer.now());
+  }
+
+  limited(request: HttpRequest, waitMs: number, paced: boolean): void {
+    const until = this.#timer.now() + waitMs;
+    const hold = (key: string): void => {
+      this.#blockedUntil.set(key, Math.max(until, this.#blockedUntil.get(key) ?? 0));
+    };
+    this.budgets(request).forEach(hold);
+    if (paced && this.#per !== "address") {
+      this.#fellBack = `the target answered 429 to a request the kit paced under ${this.allowance} per ${this.windowMs} ms per ${this.#per}: it counts more widely, so the rest of the run counted every request together`;
+      this.#per = "address";
+      hold(EVERYTHING);
+    }
+  }
+
+  async #acquire(request: HttpRequest): Promise<HttpRequest> {
+    const chosen = this.#spread(request);
+    for (;;) {
+      const now = this.#timer.now();
+      const wait = Math.max(0, ...this.budgets(chosen).map((key) => this.#waitFor(key, now)));
+      if (wait === 0) {
+        this.#stamp(chosen, now);
+        return chosen;
+      }
+      await this.#timer.sleep(wait);
+    }
+  }
+
+  /** The request with the equivalent token next in turn that has room (round robin), when pacing per token. */
+  #spread(request: HttpRequest): HttpRequest {
+    const auth = request.auth;
+    if (this.#per !== "token" || auth === null || auth === undefined || "header" in auth) return request;
+    const members = this.#equivalents.get(auth.label);
+    if (members === undefined || members.length < 2 || !members.some((t) => t.token === auth.token)) {
+      return request;
+    }
+    const now = this.#timer.now();
+    const start = this.#cursor.get(members) ?? 0;
+    const order = members.map((_, i) => members[(start + i) % members.length]).filter((t) => t !== undefined);
+    const waits = order.map((t) => this.#waitFor(`token ${t.label}`, now));
+    const best = waits.indexOf(Math.min(...waits));
+    const token = order[best] ?? auth;
+    this.#cursor.set(members, (members.indexOf(token) + 1) % members.length);
+    return token === auth ? request : { ...request, auth: token };
+  }
+
+  #waitFor(key: string, now: number): number {
+    const blocked = (this.#blockedUntil.get(key) ?? 0) - now;
+    const stamps = this.#prune(key, now);
+    const freeing = stamps.length < this.allowance ? undefined : stamps[stamps.length - this.allowance];
+    const full = freeing === undefined ? 0 : Math.max(1, freeing + this.windowMs - now);
+    return Math.max(0, blocked, full);
+  }
+
+  #stamp(request: HttpRequest, now: number): void {
+    const keys = new Set([...this.budgets(request), EVERYTHING]);
+    for (const key of keys) {
+      const stamps = this.#prune(key, now);
+      stamps.push(now);
+      this.#stamps.set(key, stamps);
+    }
+    this.#total += 1;
+  }
+
+  #prune(key: string, now: number): number[] {
+    const stamps = this.#stamps.get(key) ?? [];
+    let drop = 0;
+    while (drop < stamps.length && now - (stamps[drop] ?? now) >= this.windowMs) drop += 1;
+    if (drop > 0) stamps.splice(0, drop);
+    return stamps;
+  }
+
+  /** Active by state and by expiry: the target counts it as the token's. */
+  #active(t: ManifestToken): boolean {
+    return t.state === "active" && (t.expiresAt === null || Date.parse(t.expiresAt) > this.#wallClock());
+  }
+
+  /** Active for at least a day more: safe to send in place of an equivalent token. */
+  #lasting(t: ManifestToken): boolean {
+    return (
+      t.state === "active" &&
+      (t.expiresAt === null || Date.parse(t.expiresAt) > this.#wallClock() + 86_400_000)
+    );
   }
 }

@@ -30,6 +30,7 @@ const options = (over: Partial<RunOptions> = {}): RunOptions => ({
   seed: 1234,
   numRuns: 5,
   rateLimit: 1000,
+  rateLimitPer: "address",
   rateWindowMs: 1000,
   ...over,
 });
@@ -179,6 +180,35 @@ describe("runChecks", () => {
     expect(result?.failure?.curl).toContain("/second");
     expect(result?.failure?.replay).toBe("seed 1, path 0:1");
     expect(result?.failsRun).toBe(false);
+  });
+
+  it("replays the whole sequence a failure names, in order, as sent, each token named once", async () => {
+    const [a, b] = testManifest().tokens;
+    const [result] = await run([
+      check("sequence", "MUST", async (ctx) => {
+        const post = await ctx.http.send({
+          method: "POST",
+          path: "/create",
+          auth: a,
+          json: { unitPrice: 0 },
+        });
+        await ctx.http.send({ method: "GET", path: "/unrelated" });
+        const read = await ctx.http.send({ method: "GET", path: "/read", auth: b });
+        await ctx.http.send({ method: "GET", path: "/again", auth: a });
+        throw new CheckFailure("read back otherwise", {
+          expected: "0.0000",
+          actual: "1.0000",
+          exchange: read,
+          evidence: [post, read],
+        });
+      }),
+    ]);
+    const lines = result?.failure?.curl?.split("\n") ?? [];
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^curl .* -X POST .*\/create .*\$\{TOKEN\}.*--data-binary '\{"unitPrice":0\}'$/);
+    expect(lines[1]).toMatch(/^curl .*\/read -H "Authorization: Bearer \$\{TOKEN_2\}"$/);
+    expect(lines[2]).toBe('# $TOKEN = manifest token "a-full", $TOKEN_2 = manifest token "a-contacts-read"');
+    expect(result?.failure?.status).toBe(200);
   });
 
   it("fails a check whose target stops answering, with the unanswered request", async () => {

@@ -1,14 +1,16 @@
 import { randomInt } from "node:crypto";
-import type { TokenManifest } from "../src/fixtures/manifest.js";
+import type { TokenManifest } from "./manifest-schema.js";
 import { RequestError } from "./client.js";
 import { ManifestTokenPool } from "./tokens.js";
 import {
   CheckFailure,
+  systemKitClock,
   type Check,
   type CheckContext,
   type CheckResult,
   type HttpClient,
   type HttpExchange,
+  type KitClock,
   type Level,
   type Outcome,
   type RunOptions,
@@ -94,6 +96,7 @@ export function selectChecks(catalogue: readonly Check[], options: SelectionOpti
     ...chosen.filter((c) => c.phase === "final"),
   ];
   return ordered.map((check): Selected => {
+    // "if-needed" checks run: they skip themselves only when they would have to write.
     if (options.readOnly && check.writes === true) {
       return { check, skipReason: "creates records on the target, and --read-only was given" };
     }
@@ -114,8 +117,8 @@ export interface RunnerInput {
   /** Default `makeMarker(options.seed)`. */
   marker?: string;
   onResult?: ((result: CheckResult) => void) | undefined;
-  /** For token expiry; default the system clock. */
-  now?: () => Date;
+  /** The run's clock (waits, bursts, token expiry); default the system clock. */
+  clock?: KitClock | undefined;
 }
 
 /**
@@ -124,12 +127,14 @@ export interface RunnerInput {
  */
 export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
   const { options } = input;
+  const clock = input.clock ?? systemKitClock;
   const shared: Shared = {
     http: input.http,
-    tokens: new ManifestTokenPool(input.manifest, { skip, now: input.now }),
+    tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
     cache: new Map<string, unknown>(),
+    clock,
   };
   const results: CheckResult[] = [];
   const selection = selectChecks(input.catalogue, {
@@ -194,7 +199,7 @@ async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
     } else {
       outcome = "fail";
       const history = http.history();
-      failure = failureOf(error, history.length > before ? history[history.length - 1] : undefined);
+      failure = failureOf(error, history.length > before ? history[history.length - 1] : undefined, http);
     }
   }
   return {
@@ -209,10 +214,20 @@ async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
   };
 }
 
-function failureOf(error: unknown, last: HttpExchange | undefined): NonNullable<CheckResult["failure"]> {
+function failureOf(
+  error: unknown,
+  last: HttpExchange | undefined,
+  http: HttpClient,
+): NonNullable<CheckResult["failure"]> {
   if (error instanceof CheckFailure) {
     const exchange = error.exchange ?? (error instanceof RequestError ? undefined : last);
-    const curl = error instanceof RequestError ? error.curl : exchange?.curl;
+    const evidence = error.evidence ?? [];
+    // The whole sequence when there is one, as sent: one curl line per request.
+    const sequence =
+      evidence.length === 0
+        ? undefined
+        : (http.replay?.(evidence) ?? evidence.map((ex) => ex.curl).join("\n"));
+    const curl = error instanceof RequestError ? error.curl : (sequence ?? exchange?.curl);
     return {
       message: error.message,
       expected: error.expected,

@@ -1,4 +1,4 @@
-import type { ManifestOrganization, ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+import type { ManifestOrganization, ManifestToken, TokenManifest } from "./manifest-schema.js";
 import type { TokenNeed, TokenPool } from "./types.js";
 
 /** The scopes that have an endpoint today (§4): a "full" token holds all of them. */

@@ -1,4 +1,4 @@
-import type { ManifestToken, TokenManifest } from "../src/fixtures/manifest.js";
+import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 
 /**
  * The contract between the kit's runner and its catalogue of checks. A check states one rule of the
@@ -35,8 +35,11 @@ export interface Check {
   rule: string;
   /** The spec-gaps row this check takes its stance from, if any (e.g. 10 for #10). */
   gap?: number;
-  /** Creates records on the target; skipped by --read-only. */
-  writes?: boolean;
+  /**
+   * Creates records on the target: skipped by --read-only. "if-needed": creates only when the target's
+   * data cannot show the rule otherwise; it runs under --read-only and skips itself when it would write.
+   */
+  writes?: boolean | "if-needed";
   /**
    * "final": runs after every other check, in catalogue order: checks that exhaust the rate limit (the
    * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`).
@@ -81,6 +84,8 @@ export interface HttpClient {
   sendUnpaced(request: HttpRequest): Promise<HttpExchange>;
   /** Every exchange of the run so far, in order. */
   history(): readonly HttpExchange[];
+  /** The curl commands that replay these exchanges in order, tokens as shell variables named once. */
+  replay?(exchanges: readonly HttpExchange[]): string;
 }
 
 export interface RunOptions {
@@ -89,14 +94,34 @@ export interface RunOptions {
   readOnly: boolean;
   seed: number;
   numRuns: number;
-  /** Requests per window the target is expected to enforce (--rate-limit, per minute). */
+  /** Requests per window the target is expected to enforce (--rate-limit, else the manifest, else 100). */
   rateLimit: number;
+  /** What the target's limit counts (the manifest's `rateLimit.per`, else "token"); the kit paces each apart. */
+  rateLimitPer: RateLimitScope;
   /**
    * The rate-limit window in ms: 60 000 against any target. The embedded reference runs with a shorter
    * window so that a default run is not throttled to 100 requests a minute (see DECISIONS.md).
    */
   rateWindowMs: number;
+  /** The token manifest file (--tokens), when one was given: a replay must use it too. */
+  tokens?: string;
+  /** Slow checks were run (--slow). */
+  slow?: boolean;
 }
+
+/**
+ * Time as the kit sees it: wall-clock milliseconds and a way to wait. Injected, so that the kit's own
+ * tests run on a virtual clock shared with the server they check, whatever the machine's speed.
+ */
+export interface KitClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemKitClock: KitClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 export interface TokenPool {
   manifest: TokenManifest;
@@ -118,6 +143,8 @@ export interface CheckContext {
   observe(observation: string): void;
   /** Shared state between checks of one run (e.g. records created once and read by several checks). */
   cache: Map<string, unknown>;
+  /** The run's clock: checks that wait (Retry-After) or time a burst read it, never the process clock. */
+  clock: KitClock;
 }
 
 /** Thrown by a check (through the assertion helpers) to fail it with a readable account. */
@@ -127,10 +154,21 @@ export class CheckFailure extends Error {
   readonly exchange: HttpExchange | undefined;
   /** For property checks: the seed and path that replay the shrunk counterexample. */
   readonly replay: string | undefined;
+  /**
+   * The exchanges that reproduce the failure, in order (the POST that created a record, then the GET
+   * that read it back): the report replays them all. Default: `exchange` alone.
+   */
+  readonly evidence: readonly HttpExchange[] | undefined;
 
   constructor(
     message: string,
-    init: { expected: string; actual: string; exchange?: HttpExchange; replay?: string },
+    init: {
+      expected: string;
+      actual: string;
+      exchange?: HttpExchange;
+      replay?: string;
+      evidence?: readonly HttpExchange[];
+    },
   ) {
     super(message);
     this.name = "CheckFailure";
@@ -138,6 +176,7 @@ export class CheckFailure extends Error {
     this.actual = init.actual;
     this.exchange = init.exchange;
     this.replay = init.replay;
+    this.evidence = init.evidence;
   }
 }
 
@@ -159,6 +198,7 @@ export interface CheckResult {
     message: string;
     expected: string;
     actual: string;
+    /** The curl commands that replay the failure: one line per request of the sequence that shows it. */
     curl?: string;
     status?: number;
     replay?: string;
@@ -172,5 +212,14 @@ export interface RunReport {
   startedAt: string;
   durationMs: number;
   requests: number;
+  /** How the run was paced, and how its requests fell on the tokens. */
+  pacing?: {
+    /** Where the rate limit came from: --rate-limit, the manifest's `rateLimit`, or the default. */
+    source: "option" | "manifest" | "default";
+    /** Set when a 429 showed the target counting more widely than declared (see RatePacer). */
+    fellBack?: string;
+    /** Requests per manifest token label; "(no manifest token)" for the others. */
+    requestsByToken: Record<string, number>;
+  };
   results: CheckResult[];
 }

@@ -7,10 +7,12 @@ import {
   decimalTextArb,
   emailArb,
   expectedMoney,
+  contactRuleBreakExamples,
   invalidContactBodyArb,
   invalidEmailArb,
   invalidLimitArb,
   invalidProductBodyArb,
+  productRuleBreakExamples,
   limitArb,
   limitBound,
   listQueryArb,
@@ -203,13 +205,16 @@ describe("list queries", () => {
     );
   });
 
-  it("limitBound: clamped to 1..200, non-integers rounded up, no number means 200, repeats their largest", () => {
+  it("limitBound: clamped to 1..200, non-integers rounded up, anything but decimal notation means 200, repeats their largest", () => {
     expect(limitBound("0")).toBe(1);
     expect(limitBound("-5")).toBe(1);
     expect(limitBound("201")).toBe(200);
     expect(limitBound("1000000")).toBe(200);
     expect(limitBound("1.5")).toBe(2);
-    expect(limitBound("1e2")).toBe(100);
+    // Not decimal notation: a target may read these as no limit at all (spec-gaps #10).
+    for (const text of ["1e2", "0x10", "0b11", "0o7", "+5", " 5", "5 ", ".5", "5.", "1_0"]) {
+      expect(limitBound(text), text).toBe(200);
+    }
     expect(limitBound("abc")).toBe(200);
     expect(limitBound("")).toBe(200);
     expect(limitBound("Infinity")).toBe(200);
@@ -236,5 +241,60 @@ describe("padTo", () => {
     expect(codePointLength(astral)).toBe(5);
     expect(astral.length).toBe(8);
     expect(() => padTo("abcdef", 5)).toThrow(RangeError);
+  });
+});
+
+/** The JSON type of a value, as the body tables of §4 name types. */
+const jsonType = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v;
+
+describe("the fixed single-rule breaks (every run, whatever the seed)", () => {
+  const contactExamples = contactRuleBreakExamples(MARKER);
+  const productExamples = productRuleBreakExamples(MARKER, (n) => `${MARKER}-inv-${n}`);
+
+  it.each([
+    ["contact", contactExamples, CONTACT_RULES],
+    ["product", productExamples, PRODUCT_RULES],
+  ] as const)("each %s example breaks exactly the rule it names", (_what, examples, rules) => {
+    for (const e of examples) expect(broken(e.body, rules), `${e.field} ${e.why}`).toEqual([e.field]);
+  });
+
+  it.each([
+    ["contact", contactExamples, CONTACT_RULES],
+    ["product", productExamples, PRODUCT_RULES],
+  ] as const)(
+    "break every field of the %s table every way: missing if required, each other JSON type, one character over its maximum",
+    (_what, examples, rules) => {
+      for (const [field, { required }] of Object.entries(rules)) {
+        const mine = examples.filter((e) => e.field === field);
+        if (required)
+          expect(
+            mine.some((e) => !(field in e.body)),
+            `${field} missing`,
+          ).toBe(true);
+        const types = new Set(mine.filter((e) => field in e.body).map((e) => jsonType(e.body[field])));
+        const expected = field === "unitPrice" ? "number" : field === "taxable" ? "boolean" : "string";
+        // A string unitPrice is a SHOULD (products.unit-price-string); null only where the field is required.
+        const wanted = [
+          "string",
+          "number",
+          "boolean",
+          "array",
+          "object",
+          ...(required ? ["null"] : []),
+        ].filter((t) => t !== expected && !(expected === "number" && t === "string"));
+        for (const t of wanted) expect(types.has(t), `${field} as ${t}`).toBe(true);
+        if (expected === "string" && field !== "type" && field !== "email") {
+          expect(
+            mine.some((e) => /max \d+/.test(e.why)),
+            `${field} over its maximum`,
+          ).toBe(true);
+        }
+      }
+    },
+  );
+
+  it('include a taxable sent as the string "true"', () => {
+    expect(productExamples.some((e) => e.field === "taxable" && e.body.taxable === "true")).toBe(true);
   });
 });

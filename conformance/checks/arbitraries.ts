@@ -102,19 +102,12 @@ export interface InvalidBody {
   why: string;
 }
 
-interface Mutation {
+export interface Mutation {
   field: string;
   why: string;
   /** Absent: the field is removed. */
   value?: unknown;
 }
-
-const missing = (field: string): fc.Arbitrary<Mutation> => fc.constant({ field, why: "missing (required)" });
-
-const wrongType = (field: string, values: readonly unknown[], expected: string): fc.Arbitrary<Mutation> =>
-  fc
-    .constantFrom(...values)
-    .map((value) => ({ field, why: `${JSON.stringify(value)} is not ${expected}`, value }));
 
 const tooLong = (field: string, max: number, prefix: string, fill = "x"): fc.Arbitrary<Mutation> =>
   fc
@@ -125,42 +118,119 @@ function mutate(
   base: fc.Arbitrary<JsonObject>,
   mutations: fc.Arbitrary<Mutation>,
 ): fc.Arbitrary<InvalidBody> {
-  return fc.tuple(base, mutations).map(([valid, m]) => {
-    const body: JsonObject = Object.fromEntries(Object.entries(valid).filter(([k]) => k !== m.field));
-    if ("value" in m) body[m.field] = m.value;
-    return { body, field: m.field, why: m.why };
-  });
+  return fc.tuple(base, mutations).map(([valid, m]) => applyBreak(valid, m));
 }
 
-/** Contact bodies breaking one rule of §4's body table or §8's limits. */
+/**
+ * Wrong JSON types for a field of type `expected`: every other type of JSON. `null` is left out for
+ * an optional field (whether null reads as "absent" is open); a string for a number is a SHOULD
+ * (products.unit-price-string), not here.
+ */
+function wrongTypes(field: string, expected: "string" | "number" | "boolean", required: boolean): Mutation[] {
+  const values: Array<[string, unknown]> = [
+    ["string", expected === "boolean" ? "true" : "x"],
+    ["number", expected === "boolean" ? 1 : 42],
+    ["boolean", true],
+    ["array", expected === "string" ? ["x"] : [1]],
+    ["object", {}],
+    ...(required ? [["null", null] as [string, unknown]] : []),
+  ];
+  return values
+    .filter(([type]) => type !== expected && !(expected === "number" && type === "string"))
+    .map(([type, value]) => ({
+      field,
+      why: `${JSON.stringify(value)} (${type}) is not a ${expected}`,
+      value,
+    }));
+}
+
+const missingField = (field: string): Mutation => ({ field, why: "missing (required)" });
+
+const outsideEnum = (field: string, values: readonly string[], allowed: readonly string[]): Mutation[] =>
+  values.map((value) => ({
+    field,
+    why: `${JSON.stringify(value)} is not one of ${allowed.join(", ")}`,
+    value,
+  }));
+
+const overMax = (field: string, max: number, prefix: string, fill = "x"): Mutation => ({
+  field,
+  why: `${max + 1} ASCII characters (max ${max})`,
+  value: padTo(prefix, max + 1, fill),
+});
+
+/** A valid body with every field of §4's contact table: the base each fixed rule break starts from. */
+export const fullContactBody = (marker: string): ContactBody => ({
+  type: "CLIENT",
+  name: `${marker} rule break`,
+  email: "a@example.com",
+  phone: "+1 514-555-0199",
+  address: "1234 rue Saint-Denis, Montréal",
+  taxNumberTPS: "123456789RT0001",
+  taxNumberTVQ: "1234567890TQ0001",
+});
+
+/**
+ * Every single-rule break of §4's contact body table and §8's limits, one per (field, rule, JSON type):
+ * required, enum, type, length at max + 1, the clear invalid e-mails. Fixed: each runs in every run.
+ */
+export function contactRuleBreaks(marker: string): Mutation[] {
+  const prefix = `${marker} `;
+  return [
+    missingField("type"),
+    ...outsideEnum("type", ["VENDOR", "CUSTOMER", ""], CONTACT_TYPES),
+    ...wrongTypes("type", "string", true),
+    missingField("name"),
+    overMax("name", MAX.contactName, prefix),
+    ...wrongTypes("name", "string", true),
+    ...CLEAR_INVALID_EMAILS.map((value) => ({
+      field: "email",
+      why: `${JSON.stringify(value)} is not an e-mail address`,
+      value,
+    })),
+    ...wrongTypes("email", "string", false),
+    overMax("phone", MAX.contactPhone, "+1 514 555 0199 ", "9"),
+    ...wrongTypes("phone", "string", false),
+    overMax("address", MAX.contactAddress, prefix),
+    ...wrongTypes("address", "string", false),
+    overMax("taxNumberTPS", MAX.contactTaxNumber, "123456789RT", "0"),
+    ...wrongTypes("taxNumberTPS", "string", false),
+    overMax("taxNumberTVQ", MAX.contactTaxNumber, "1234567890TQ", "0"),
+    ...wrongTypes("taxNumberTVQ", "string", false),
+  ];
+}
+
+/** A mutation applied to a valid body. */
+export function applyBreak(valid: JsonObject, m: Mutation): InvalidBody {
+  const body: JsonObject = Object.fromEntries(Object.entries(valid).filter(([k]) => k !== m.field));
+  if ("value" in m) body[m.field] = m.value;
+  return { body, field: m.field, why: m.why };
+}
+
+/** The fixed examples of contacts.invalid-bodies: every single-rule break, on a full valid body. */
+export const contactRuleBreakExamples = (marker: string): InvalidBody[] =>
+  contactRuleBreaks(marker).map((m) => applyBreak(fullContactBody(marker), m));
+
+/**
+ * Contact bodies breaking one rule of §4's body table or §8's limits, drawn at random on top of the
+ * fixed examples: any valid body, any break, longer strings and other invalid e-mails.
+ */
 export function invalidContactBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
   const prefix = `${marker} `;
   return mutate(
     contactBodyArb(marker),
     fc.oneof(
-      missing("type"),
-      wrongType(
-        "type",
-        ["VENDOR", "CUSTOMER", "", 1, null, true, ["CLIENT"]],
-        "one of CLIENT, SUPPLIER, BOTH",
-      ),
-      missing("name"),
-      wrongType("name", [42, null, true, ["x"], {}], "a string"),
+      fc.constantFrom(...contactRuleBreaks(marker)),
       tooLong("name", MAX.contactName, prefix),
       invalidEmailArb.map((value) => ({
         field: "email",
         why: `${JSON.stringify(value)} is not an e-mail address`,
         value,
       })),
-      wrongType("email", [42, true, ["a@example.com"]], "a string"),
       tooLong("phone", MAX.contactPhone, "+1 514 555 0199 ", "9"),
-      wrongType("phone", [5145550199, true], "a string"),
       tooLong("address", MAX.contactAddress, prefix),
-      wrongType("address", [true, 12, {}], "a string"),
       tooLong("taxNumberTPS", MAX.contactTaxNumber, "123456789RT", "0"),
-      wrongType("taxNumberTPS", [123456789, false], "a string"),
       tooLong("taxNumberTVQ", MAX.contactTaxNumber, "1234567890TQ", "0"),
-      wrongType("taxNumberTVQ", [1234567890, []], "a string"),
     ),
   );
 }
@@ -233,7 +303,48 @@ export function productJson(draft: ProductDraft): JsonObject {
   return JSON.parse(productJsonText(draft)) as JsonObject;
 }
 
-/** Product bodies breaking one rule of §4's body table or §8's limits (string unitPrice is SHOULD: not here). */
+/** A valid product body with every field of §4's table: the base each fixed rule break starts from. */
+export const fullProductBody = (marker: string, sku: string): JsonObject => ({
+  sku,
+  name: `${marker} rule break`,
+  description: "One hour of consulting.",
+  type: "SERVICE",
+  unitPrice: 10,
+  taxable: false,
+});
+
+/**
+ * Every single-rule break of §4's product body table and §8's limits, one per (field, rule, JSON type).
+ * A unitPrice sent as a string is a SHOULD (products.unit-price-string): not here. Fixed: each runs in
+ * every run.
+ */
+export function productRuleBreaks(marker: string): Mutation[] {
+  return [
+    missingField("sku"),
+    overMax("sku", MAX.productSku, `${marker}-`, "s"),
+    ...wrongTypes("sku", "string", true),
+    missingField("name"),
+    overMax("name", MAX.productName, `${marker} `),
+    ...wrongTypes("name", "string", true),
+    overMax("description", MAX.productDescription, `${marker} `),
+    ...wrongTypes("description", "string", false),
+    ...outsideEnum("type", ["GOODS", "SERVICES", ""], PRODUCT_TYPES),
+    ...wrongTypes("type", "string", false),
+    missingField("unitPrice"),
+    { field: "unitPrice", why: "-0.01 is negative (must be >= 0)", value: -0.01 },
+    ...wrongTypes("unitPrice", "number", true),
+    ...wrongTypes("taxable", "boolean", false),
+  ];
+}
+
+/** The fixed examples of products.invalid-bodies: every single-rule break, on a full valid body. */
+export const productRuleBreakExamples = (marker: string, sku: (n: number) => string): InvalidBody[] =>
+  productRuleBreaks(marker).map((m, i) => applyBreak(fullProductBody(marker, sku(i)), m));
+
+/**
+ * Product bodies breaking one rule of §4's body table or §8's limits, drawn at random on top of the
+ * fixed examples (string unitPrice is SHOULD: not here).
+ */
 export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
   const negative = decimalTextArb({ maxIntDigits: 6, nonZero: true }).map((t) => ({
     field: "unitPrice",
@@ -243,19 +354,11 @@ export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody>
   return mutate(
     productBodyArb(marker).map(productJson),
     fc.oneof(
-      missing("sku"),
-      wrongType("sku", [42, null, true, ["sku"]], "a string"),
+      fc.constantFrom(...productRuleBreaks(marker)),
       tooLong("sku", MAX.productSku, `${marker}-`, "s"),
-      missing("name"),
-      wrongType("name", [42, null, false, {}], "a string"),
       tooLong("name", MAX.productName, `${marker} `),
       tooLong("description", MAX.productDescription, `${marker} `),
-      wrongType("description", [42, true, ["d"]], "a string"),
-      wrongType("type", ["GOODS", "SERVICES", "", 1, true], "one of PRODUCT, SERVICE"),
-      missing("unitPrice"),
       negative,
-      wrongType("unitPrice", [null, true, {}, [10]], "a number"),
-      wrongType("taxable", ["yes", "no", {}, []], "a boolean"),
     ),
   );
 }
@@ -269,16 +372,20 @@ export interface InvalidLimit {
   value: string | readonly string[];
 }
 
+/** Decimal notation: what a query string's number is. `0x10`, `1e2`, `+5`, ` 5`, `.5` are not numbers. */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
+
 /**
  * spec-gaps #10: the most items an answer to `limit=value` may hold when the target clamps instead of
  * refusing: never more than 200, never more than the limit asked (clamped to at least 1; a non-integer
- * rounded up). A value with no numeric reading bounds nothing but the maximum.
+ * rounded up). Only decimal notation is a number: any other text bounds nothing but the maximum, since a
+ * target may read it as no limit at all and serve its default (JavaScript's `Number("0x10")` is 16, a
+ * decimal parser's is nothing).
  */
 export function limitBound(value: string | readonly string[]): number {
   if (typeof value !== "string") return Math.max(1, ...value.map((v) => limitBound(v)));
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) return MAX.pageMax;
-  return Math.min(MAX.pageMax, Math.max(1, Math.ceil(n)));
+  if (!DECIMAL.test(value)) return MAX.pageMax;
+  return Math.min(MAX.pageMax, Math.max(1, Math.ceil(Number(value))));
 }
 
 /** spec-gaps #10: below 1, above 200, not an integer, not a number, repeated. */

@@ -13,12 +13,20 @@ export const isRecord = (value: unknown): value is JsonObject =>
 
 export function fail(
   message: string,
-  init: { expected: string; actual: string; exchange?: HttpExchange | undefined },
+  init: {
+    expected: string;
+    actual: string;
+    exchange?: HttpExchange | undefined;
+    /** The exchanges that show the failure, in order, when one alone does not (a POST, then the GET). */
+    evidence?: ReadonlyArray<HttpExchange | undefined>;
+  },
 ): never {
+  const evidence = init.evidence?.filter((ex): ex is HttpExchange => ex !== undefined);
   throw new CheckFailure(message, {
     expected: init.expected,
     actual: init.actual,
     ...(init.exchange === undefined ? {} : { exchange: init.exchange }),
+    ...(evidence === undefined || evidence.length === 0 ? {} : { evidence }),
   });
 }
 

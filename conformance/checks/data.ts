@@ -1,4 +1,4 @@
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
@@ -15,11 +15,19 @@ import { LISTS, MAX, type ListName } from "./spec.js";
 export const fullToken = (ctx: CheckContext, org: 0 | 1 = 0): ManifestToken =>
   ctx.tokens.get({ kind: "full", org });
 
+/**
+ * A token holding exactly `scope` when the manifest has one, else the full token: for requests whose
+ * answer depends only on holding the scope (an invalid body is refused whoever sends it), so that their
+ * load falls on a token the other checks leave idle (per-token rate limits, spec-gaps #21).
+ */
+export const tokenHolding = (ctx: CheckContext, scope: string): ManifestToken =>
+  ctx.tokens.find({ kind: "scopes", scopes: [scope], exact: true }) ?? fullToken(ctx);
+
 /** Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable. */
 export function usableTokens(ctx: CheckContext): ManifestToken[] {
   const { manifest } = ctx.tokens;
   const apiOrgs = new Set(manifest.organizations.filter((o) => o.apiAccess).map((o) => o.id));
-  const now = Date.now();
+  const now = ctx.clock.now();
   return manifest.tokens.filter(
     (t) =>
       t.state === "active" &&
@@ -44,6 +52,12 @@ export function unique(ctx: CheckContext, tag: string): string {
   const n = (typeof seq === "number" ? seq : 0) + 1;
   ctx.cache.set("unique-seq", n);
   return `${ctx.marker}-${tag}-${n}`;
+}
+
+/** A generated draft with a sku no other record of the run has (`<marker>-p-<n>-<tail>`, at most 100). */
+export function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDraft {
+  const tail = draft.sku.startsWith(`${ctx.marker}-`) ? draft.sku.slice(ctx.marker.length + 1) : draft.sku;
+  return { ...draft, sku: `${unique(ctx, "p")}-${tail}`.slice(0, MAX.productSku) };
 }
 
 /** A contact body that any implementation must accept, named with the marker. */
@@ -80,6 +94,28 @@ export const dataObject = (ex: HttpExchange): JsonObject | undefined =>
 export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
   return memo(ctx, `page:${list}:${token.label}`, () =>
     ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
+  );
+}
+
+/**
+ * The largest page as it stands now. Invoices and expenses have no creation endpoint (§1), so their
+ * first page read once stands for the whole run; contacts and products are read again.
+ */
+export function currentPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
+  if (list === "invoices" || list === "expenses") return firstPage(ctx, list, token);
+  return ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) }));
+}
+
+/** One filtered read (`type` or `status` = value) at the largest page, as the token sees it; once per run. */
+export function filteredPage(
+  ctx: CheckContext,
+  list: ListName,
+  value: string,
+  token: ManifestToken,
+): Promise<HttpExchange> {
+  const param = LISTS[list].filter?.param ?? "type";
+  return memo(ctx, `filtered:${list}:${value}:${token.label}`, () =>
+    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
   );
 }
 
@@ -209,7 +245,7 @@ export function beforeSupport(
 ): Promise<BeforeSupport> {
   return memo(ctx, `before:${list}:${token.label}`, async (): Promise<BeforeSupport> => {
     const limit = String(MAX.pageMax);
-    const plain = await ctx.http.send(listRequest(list, token, { limit }));
+    const plain = await currentPage(ctx, list, token);
     const items = itemsOf(plain);
     if (items === undefined) return { kind: "undecided", reason: `the list itself answered ${plain.status}` };
     if (items.length === 0) {
@@ -275,6 +311,40 @@ export async function locate(
   }
 }
 
+export interface WholeList {
+  items: JsonObject[];
+  /** Every item of the list was read (a short page ended it). */
+  complete: boolean;
+  /** The last page read. */
+  exchange: HttpExchange;
+}
+
+/**
+ * A list read to its end: the largest page, then older pages through `before` where the target
+ * supports it (at most `maxPages`). Not complete when a page could not be walked past.
+ */
+export async function readWhole(
+  ctx: CheckContext,
+  list: ListName,
+  token: ManifestToken,
+  maxPages = 5,
+): Promise<WholeList> {
+  const items: JsonObject[] = [];
+  let complete = false;
+  const located = await locate(
+    ctx,
+    list,
+    token,
+    (item) => {
+      items.push(item);
+      return false;
+    },
+    maxPages,
+  );
+  if (located.found === undefined) complete = located.exhaustive;
+  return { items, complete, exchange: located.exchange };
+}
+
 /**
  * A record the run created, as organization 0's list shows it. Not found: a failure when the list was
  * read to its end, a skip when it could not be (more than a page, and no `before` to walk it).
@@ -284,6 +354,8 @@ export async function requireListed(
   list: ListName,
   match: (item: JsonObject) => boolean,
   what: string,
+  /** The creation: a failure replays it before the list read. */
+  created?: HttpExchange,
 ): Promise<{ item: JsonObject; exchange: HttpExchange }> {
   const located = await locate(ctx, list, fullToken(ctx), match);
   if (located.found !== undefined) return { item: located.found, exchange: located.exchange };
@@ -295,5 +367,6 @@ export async function requireListed(
     expected: `${what} listed`,
     actual: "no such item in the whole list",
     exchange: located.exchange,
+    evidence: [created, located.exchange],
   });
 }

@@ -4,25 +4,17 @@ import {
   expectErrorEnvelope,
   expectList,
   expectNot5xx,
-  expectRejected,
   expectStatus,
   fail,
   is2xx,
   isRecord,
   readErrorEnvelope,
-  requestLine,
   statusAndCode,
 } from "./assert.js";
 import { fullToken, listRequest, memo, validContact } from "./data.js";
 import { ANNOUNCED_POSTS, LISTS, SECTION } from "./spec.js";
 
 /** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
-
-/** 404 not_found, or 405 (spec-gaps #23), in the error envelope. */
-function expectNoEndpoint(ex: HttpExchange, rule: string): void {
-  expectStatus(ex, [404, 405], rule);
-  expectErrorEnvelope(ex, ex.status === 404 ? "not_found" : undefined, rule);
-}
 
 const postContactRaw = (
   ctx: CheckContext,
@@ -65,61 +57,6 @@ function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExc
 
 export const errorChecks: readonly Check[] = [
   {
-    id: "errors.unknown-paths",
-    section: SECTION.errors,
-    level: "MUST",
-    rule: "A path that is no endpoint gets 404 not_found (or 405) in the error envelope",
-    gap: 23,
-    async run(ctx) {
-      const token = fullToken(ctx);
-      const requests: HttpRequest[] = [
-        { method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: token },
-        { method: "GET", path: `${LISTS.contacts.path}/${ctx.marker}/deeper`, auth: token },
-        { method: "POST", path: `/api/v1/${ctx.marker}-nowhere`, auth: token, json: {} },
-      ];
-      for (const request of requests) {
-        expectNoEndpoint(await ctx.http.send(request), `${requestLine(request)} names no endpoint`);
-      }
-    },
-  },
-  {
-    id: "errors.other-methods",
-    section: SECTION.endpoints,
-    level: "MUST",
-    rule: "PUT, PATCH and DELETE, which have no endpoint, get 404 or 405 in the error envelope",
-    gap: 23,
-    async run(ctx) {
-      const token = fullToken(ctx);
-      const absent = `${ctx.marker}-absent`;
-      // DELETE only on an id that does not exist: never risk a collection on a server that has one.
-      const requests: HttpRequest[] = [
-        { method: "PUT", path: LISTS.contacts.path, auth: token, json: {} },
-        { method: "PATCH", path: LISTS.contacts.path, auth: token, json: {} },
-        { method: "PUT", path: LISTS.products.path, auth: token, json: {} },
-        { method: "PATCH", path: LISTS.products.path, auth: token, json: {} },
-        ...["PUT", "PATCH", "DELETE"].flatMap((method): HttpRequest[] => [
-          {
-            method,
-            path: `${LISTS.contacts.path}/${absent}`,
-            auth: token,
-            ...(method === "DELETE" ? {} : { json: {} }),
-          },
-          {
-            method,
-            path: `${LISTS.products.path}/${absent}`,
-            auth: token,
-            ...(method === "DELETE" ? {} : { json: {} }),
-          },
-        ]),
-        { method: "DELETE", path: `${LISTS.invoices.path}/${absent}`, auth: token },
-        { method: "DELETE", path: `${LISTS.expenses.path}/${absent}`, auth: token },
-      ];
-      for (const request of requests) {
-        expectNoEndpoint(await ctx.http.send(request), `${requestLine(request)} has no endpoint (§4)`);
-      }
-    },
-  },
-  {
     id: "errors.announced-endpoints",
     section: SECTION.endpoints,
     level: "MUST",
@@ -146,49 +83,6 @@ export const errorChecks: readonly Check[] = [
             );
           }
         }
-      }
-    },
-  },
-  {
-    id: "errors.malformed-json",
-    section: SECTION.errors,
-    level: "MUST",
-    rule: "A POST body that is not well-formed JSON gets 400 invalid_request",
-    gap: 14,
-    async run(ctx) {
-      const bodies = [
-        '{"type": "CLIENT", "name": ',
-        "{'type': 'CLIENT', 'name': 'x'}",
-        '{"type": "CLIENT", "name": "x",}',
-        "",
-      ];
-      for (const body of bodies) {
-        const ex = await ctx.http.send(postContactRaw(ctx, body, JSON_TYPE));
-        expectRejected(
-          ex,
-          `POST /api/v1/contacts with the body ${JSON.stringify(body)} must be refused (§7)`,
-        );
-      }
-      const ex = await ctx.http.send({
-        method: "POST",
-        path: LISTS.products.path,
-        auth: fullToken(ctx),
-        headers: JSON_TYPE,
-        rawBody: '{"sku": ',
-      });
-      expectRejected(ex, "POST /api/v1/products with truncated JSON must be refused (§7)");
-    },
-  },
-  {
-    id: "errors.non-object-json",
-    section: SECTION.errors,
-    level: "MUST",
-    rule: "A POST body that is JSON but not an object ([], a string, null, a number) gets 400 invalid_request",
-    gap: 14,
-    async run(ctx) {
-      for (const body of ["[]", '"CLIENT"', "null", "42"]) {
-        const ex = await ctx.http.send(postContactRaw(ctx, body, JSON_TYPE));
-        expectRejected(ex, `POST /api/v1/contacts with the body ${body} must be refused (§7 invalid data)`);
       }
     },
   },

@@ -1,15 +1,28 @@
-import type { Check, CheckContext } from "../types.js";
-import { expectErrorEnvelope, expectStatus, fail, snippet, type JsonObject } from "./assert.js";
+import type { ManifestToken } from "../manifest-schema.js";
+import type { Check, CheckContext, HttpExchange } from "../types.js";
+import {
+  expectErrorEnvelope,
+  expectList,
+  expectStatus,
+  fail,
+  isRecord,
+  requestLine,
+  snippet,
+  type JsonObject,
+} from "./assert.js";
 import {
   createdContact,
   createdProduct,
   dataObject,
+  filteredPage,
+  firstPage,
   fullToken,
   locate,
+  readWhole,
   requireCreated,
   validProduct,
 } from "./data.js";
-import { LISTS, SECTION, type ListName } from "./spec.js";
+import { LIST_NAMES, LISTS, SECTION, type ListName } from "./spec.js";
 
 /**
  * §1: "A token only reaches data of its own organization." Each organization creates a marked record
@@ -26,6 +39,7 @@ async function expectUnseen(
   what: string,
   owner: Org,
   match: (item: JsonObject) => boolean,
+  created: HttpExchange,
 ): Promise<void> {
   const reader: Org = owner === 0 ? 1 : 0;
   const located = await locate(ctx, list, fullToken(ctx, reader), match);
@@ -34,6 +48,7 @@ async function expectUnseen(
       expected: `${what} absent from organization ${reader}'s ${list}`,
       actual: snippet(JSON.stringify(located.found)),
       exchange: located.exchange,
+      evidence: [created, located.exchange],
     });
   }
   expectStatus(located.exchange, 200, `GET ${list} with organization ${reader}'s token must answer 200`);
@@ -44,7 +59,99 @@ async function expectUnseen(
   }
 }
 
+/** A record as a whole, keys sorted: two organizations' lists must never hold the same one. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isRecord(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "undefined";
+}
+
+/** Every read of isolation.lists: each list unfiltered and under each value of its filter. */
+function listReads(): Array<{ list: ListName; value: string | undefined }> {
+  return LIST_NAMES.flatMap((list) => [
+    { list, value: undefined },
+    ...(LISTS[list].filter?.values ?? []).map((value) => ({ list, value })),
+  ]);
+}
+
+const read = (
+  ctx: CheckContext,
+  list: ListName,
+  value: string | undefined,
+  token: ManifestToken,
+): Promise<HttpExchange> =>
+  value === undefined ? firstPage(ctx, list, token) : filteredPage(ctx, list, value, token);
+
+/**
+ * §1, §2: an invoice's or expense's contact is one of the organization's own contacts. Judged only
+ * when the token can read the whole contacts list.
+ */
+async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestToken): Promise<void> {
+  if (!token.scopes.includes("contacts:read")) return;
+  const contacts = await readWhole(ctx, "contacts", token);
+  if (!contacts.complete) {
+    ctx.observe(
+      `Organization ${org}'s contacts could not be read to their end, so the contacts of its invoices and expenses were not matched.`,
+    );
+    return;
+  }
+  const own = new Set(contacts.items.map((c) => c.id));
+  for (const list of ["invoices", "expenses"] as const) {
+    const ex = await firstPage(ctx, list, token);
+    const foreign = expectList(ex, `${requestLine(ex.request)} must answer 200`).filter(
+      (item) => isRecord(item.contact) && !own.has(item.contact.id),
+    );
+    if (foreign.length > 0) {
+      fail(`Organization ${org}'s ${list} name contacts that are not among its own (§1)`, {
+        expected: `every contact.id one of organization ${org}'s ${own.size} contacts`,
+        actual: foreign
+          .slice(0, 5)
+          .map((i) => `${JSON.stringify(i.id)} has contact ${snippet(JSON.stringify(i.contact), 120)}`)
+          .join("; "),
+        exchange: ex,
+      });
+    }
+  }
+}
+
 export const isolationChecks: readonly Check[] = [
+  {
+    id: "isolation.lists",
+    section: SECTION.service,
+    level: "MUST",
+    rule: "Two organizations' lists, each list unfiltered and under each filter value, share no record; every invoice's and expense's contact is one of its organization's contacts",
+    async run(ctx) {
+      const first = fullToken(ctx, 0);
+      // The contacts of invoices and expenses show a leak even without a second organization's token.
+      await expectOwnContacts(ctx, 0, first);
+      const second = ctx.tokens.find({ kind: "full", org: 1 });
+      if (second === undefined) {
+        ctx.observe("The manifest has no second organization: the lists were not compared.");
+        return;
+      }
+      await expectOwnContacts(ctx, 1, second);
+      for (const { list, value } of listReads()) {
+        const mine = await read(ctx, list, value, first);
+        const theirs = await read(ctx, list, value, second);
+        const what = `${requestLine(theirs.request)}`;
+        const own = new Set(expectList(mine, `${requestLine(mine.request)} must answer 200`).map(canonical));
+        const shared = expectList(theirs, `${what} must answer 200`).filter((item) =>
+          own.has(canonical(item)),
+        );
+        if (shared.length > 0) {
+          fail(`Organizations 0 and 1 are both served the same ${list} (${what}, §1)`, {
+            expected: `no record in both organizations' ${list}`,
+            actual: `${shared.length} record(s) in both, e.g. ${snippet(JSON.stringify(shared[0]), 200)}`,
+            exchange: theirs,
+            evidence: [mine, theirs],
+          });
+        }
+      }
+    },
+  },
   {
     id: "isolation.contacts",
     section: SECTION.service,
@@ -58,7 +165,14 @@ export const isolationChecks: readonly Check[] = [
         const { body, exchange } = await createdContact(ctx, variant);
         requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
         const name = body.name;
-        await expectUnseen(ctx, "contacts", `the contact "${String(name)}"`, 0, (i) => i.name === name);
+        await expectUnseen(
+          ctx,
+          "contacts",
+          `the contact "${String(name)}"`,
+          0,
+          (i) => i.name === name,
+          exchange,
+        );
       }
       const name = `${ctx.marker} isolation contact of organization 1`;
       const ex = await ctx.http.send({
@@ -68,7 +182,7 @@ export const isolationChecks: readonly Check[] = [
         json: { type: "CLIENT", name },
       });
       requireCreated(ctx, ex, "organization 1's contact", "contacts.create-response");
-      await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name);
+      await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name, ex);
     },
   },
   {
@@ -88,6 +202,7 @@ export const isolationChecks: readonly Check[] = [
         `the product with sku "${draft.sku}"`,
         0,
         (item) => item.sku === draft.sku || item.name === draft.name,
+        exchange,
       );
       const mine = validProduct(ctx, "isolation-org-1");
       const ex = await ctx.http.send({ method: "POST", path: LISTS.products.path, auth: second, json: mine });
@@ -98,6 +213,7 @@ export const isolationChecks: readonly Check[] = [
         `the product with sku "${String(mine.sku)}"`,
         1,
         (item) => item.sku === mine.sku || item.name === mine.name,
+        ex,
       );
     },
   },

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CheckFailure, type CheckContext, type HttpExchange } from "../types.js";
+import { CheckFailure, systemKitClock, type CheckContext, type HttpExchange } from "../types.js";
 import { checkProperty, writeRuns } from "./property.js";
 
 /** A context with only what checkProperty reads: the options. */
@@ -13,6 +13,7 @@ function context(seed = 1234, numRuns = 25): CheckContext {
       seed,
       numRuns,
       rateLimit: 100,
+      rateLimitPer: "token",
       rateWindowMs: 60_000,
     },
     http: {
@@ -33,6 +34,7 @@ function context(seed = 1234, numRuns = 25): CheckContext {
     },
     observe: () => undefined,
     cache: new Map(),
+    clock: systemKitClock,
   };
 }
 
@@ -116,6 +118,35 @@ describe("checkProperty", () => {
       }),
     );
     expect(f.message).toContain("limit=");
+  });
+
+  it("runs every example, however many, and the generated cases on top", async () => {
+    const seen: number[] = [];
+    await checkProperty(context(1234, 3), {
+      rule: "r",
+      arb: fc.integer({ min: 100, max: 200 }),
+      examples: [1, 2, 3, 4, 5, 6, 7],
+      predicate: async (n) => void seen.push(n),
+    });
+    expect(seen.slice(0, 7)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(seen.slice(7)).toHaveLength(3);
+  });
+
+  it("gives the shrunk counterexample's own exchanges as the failure's evidence, all of them, in order", async () => {
+    const history: HttpExchange[] = [];
+    const ctx = { ...context(), http: { ...context().http, history: () => history } };
+    const f = await failureOf(
+      checkProperty(ctx, {
+        rule: "r",
+        arb: fc.integer({ min: 0, max: 1000 }),
+        predicate: async (n) => {
+          history.push(exchangeFor(n), exchangeFor(n + 1));
+          await failsFromTen(n);
+        },
+      }),
+    );
+    const shrunk = Number(/Broken by \(after \d+ shrinks\): (\d+)/.exec(f.message)?.[1]);
+    expect(f.evidence?.map((ex) => ex.request.query?.limit)).toEqual([String(shrunk), String(shrunk + 1)]);
   });
 
   it("stops spending requests on shrinking past its budget, reporting the last real failure", async () => {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { CheckFailure, type CheckContext } from "../types.js";
+import { CheckFailure, type CheckContext, type HttpExchange } from "../types.js";
 import { snippet } from "./assert.js";
 
 /**
@@ -14,9 +14,9 @@ export interface PropertySpec<T> {
   arb: fc.Arbitrary<T>;
   /** Throws a CheckFailure (through the assertion helpers) when the rule is broken for `value`. */
   predicate: (value: T) => Promise<void>;
-  /** Default `ctx.options.numRuns`. */
+  /** Generated cases; default `ctx.options.numRuns`. */
   numRuns?: number;
-  /** Cases run before the generated ones, every time. */
+  /** Cases run before the generated ones, every time, all of them (the generated ones come on top). */
   examples?: readonly T[];
   /** Real requests shrinking may spend after the first failure (each step is an exchange); default 40. */
   shrinkBudget?: number;
@@ -34,6 +34,8 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
   const budget = spec.shrinkBudget ?? 40;
   let failedOnce = false;
   let afterFailure = 0;
+  /** The exchanges of the last failing case: the shrunk counterexample's, as sent. */
+  let lastEvidence: readonly HttpExchange[] = [];
   // A skip or a kit bug is no counterexample: it ends the property at once, unshrunk.
   let aborted: { error: unknown } | undefined;
   const property = fc.asyncProperty(spec.arb, async (value) => {
@@ -43,6 +45,7 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
       // Out of budget: report the last real failure rather than keep sending requests to shrink it.
       if (afterFailure > budget) return;
     }
+    const before = ctx.http.history().length;
     try {
       await spec.predicate(value);
     } catch (error) {
@@ -51,10 +54,12 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
         return;
       }
       failedOnce = true;
+      lastEvidence = error.evidence ?? ctx.http.history().slice(before);
       throw error;
     }
   });
-  const numRuns = spec.numRuns ?? ctx.options.numRuns;
+  // fast-check counts the examples among numRuns (and drops those beyond it): random draws come on top.
+  const numRuns = (spec.numRuns ?? ctx.options.numRuns) + (spec.examples?.length ?? 0);
   const details = await fc.check(property, {
     seed: ctx.options.seed,
     numRuns,
@@ -80,6 +85,7 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
       expected: error.expected,
       actual: error.actual,
       ...(error.exchange === undefined ? {} : { exchange: error.exchange }),
+      ...(lastEvidence.length === 0 ? {} : { evidence: lastEvidence }),
       replay,
     },
   );

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import type { ManifestToken } from "../../src/fixtures/manifest.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "./assert.js";
 import { fullToken, listRequest, memo, usableTokens } from "./data.js";
@@ -35,7 +34,7 @@ const BATCH = 10;
 async function exhaust(ctx: CheckContext, token: ManifestToken): Promise<Burst> {
   const max = 2 * ctx.options.rateLimit + 1;
   const request = { ...listRequest("contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } };
-  const started = Date.now();
+  const started = ctx.clock.now();
   let first: HttpExchange | undefined;
   let sent = 0;
   while (sent < max) {
@@ -44,12 +43,12 @@ async function exhaust(ctx: CheckContext, token: ManifestToken): Promise<Burst> 
     for (const ex of batch) {
       sent += 1;
       first ??= ex;
-      const durationMs = Date.now() - started;
+      const durationMs = ctx.clock.now() - started;
       if (ex.status === 429) return { sent, first, limited: ex, unexpected: undefined, durationMs };
       if (ex.status !== 200) return { sent, first, limited: undefined, unexpected: ex, durationMs };
     }
   }
-  return { sent, first, limited: undefined, unexpected: undefined, durationMs: Date.now() - started };
+  return { sent, first, limited: undefined, unexpected: undefined, durationMs: ctx.clock.now() - started };
 }
 
 /** A burst that met no 429 but outlasted a window proves nothing: a correct limit may have reset. */
@@ -72,7 +71,7 @@ function rateHeaders(ex: HttpExchange): string {
 }
 
 /** Retry-After in ms (seconds or an HTTP date), or undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
   const v = value?.trim() ?? "";
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const at = Date.parse(v);
@@ -219,7 +218,7 @@ export const rateLimitChecks: readonly Check[] = [
           ...(b.unexpected === undefined ? {} : { exchange: b.unexpected }),
         });
       }
-      const given = retryAfterMs(header(b.limited, "retry-after"));
+      const given = retryAfterMs(header(b.limited, "retry-after"), ctx.clock.now());
       const waitMs = given ?? ctx.options.rateWindowMs;
       if (waitMs > 300_000)
         ctx.skip(`Retry-After asks for ${Math.round(waitMs / 1000)} s, more than this check waits`);
@@ -227,7 +226,7 @@ export const rateLimitChecks: readonly Check[] = [
         `Waited ${Math.round(waitMs / 100) / 10} s (${given === undefined ? "one window: no Retry-After" : "Retry-After"}).`,
       );
       // Retry-After counts whole seconds; a quarter-second margin covers its rounding and the clocks.
-      await sleep(waitMs + 250);
+      await ctx.clock.sleep(waitMs + 250);
       const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
       if (ex.status !== 200) {
         fail("After waiting as told, the request is still refused", {

@@ -1,16 +1,32 @@
-import {
-  CONTACT_TYPES,
-  EXPENSE_STATUSES,
-  INVOICE_STATUSES,
-  PRODUCT_TYPES,
-  type Scope,
-} from "../../src/domain/model.js";
-
 /**
- * What the catalogue reads from the spec (accounting-api.md), in one place: section titles, the
- * endpoint table of §4, the error table of §7 and the limits of §8. Checks cite these rather than
- * spelling paths and numbers again, so that a change of the spec is one edit.
+ * What the catalogue reads from the spec (accounting-api.md), in one place: section titles, the enums
+ * of §2 and §5, the endpoint table of §4, the error table of §7 and the limits of §8. Checks cite these
+ * rather than spelling paths and numbers again, so that a change of the spec is one edit.
+ *
+ * Written out from the spec, never imported from the reference: the kit judges the reference too, and a
+ * mistake in the reference's model must not pass both (spec.test.ts compares the two).
  */
+
+/** §2 Contact `type`. */
+export const CONTACT_TYPES = ["CLIENT", "SUPPLIER", "BOTH"] as const;
+/** §2 Product `type`. */
+export const PRODUCT_TYPES = ["PRODUCT", "SERVICE"] as const;
+/** §2 Invoice `status`, §3 Invoice status. */
+export const INVOICE_STATUSES = ["DRAFT", "SENT", "PAID", "OVERDUE", "VOIDED"] as const;
+/** §2 Expense `status`, §3 Expense status. */
+export const EXPENSE_STATUSES = ["DRAFT", "APPROVED", "PAID", "REJECTED"] as const;
+/** §5 Scopes, in the spec's order; invoices:write and expenses:write are "coming soon". */
+export const SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "products:read",
+  "products:write",
+  "invoices:read",
+  "invoices:write",
+  "expenses:read",
+  "expenses:write",
+] as const;
+export type Scope = (typeof SCOPES)[number];
 
 export const SECTION = {
   service: "§1 What the service does",
@@ -119,5 +135,3 @@ export const MAX = {
 /** §4 CORS. */
 export const CORS_METHODS: readonly string[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 export const CORS_HEADERS: readonly string[] = ["authorization", "content-type"];
-
-export { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES };

@@ -98,7 +98,7 @@ export function renderCatalogue(catalogue: readonly Check[]): string {
     for (const c of checks) {
       const tags = [
         c.gap === undefined ? "" : `gap #${c.gap}`,
-        c.writes === true ? "writes" : "",
+        c.writes === true ? "writes" : c.writes === "if-needed" ? "writes if needed" : "",
         c.slow === true ? "slow" : "",
         c.phase === "final" ? "final" : "",
       ].filter((t) => t !== "");
@@ -111,6 +111,8 @@ export function renderCatalogue(catalogue: readonly Check[]): string {
   out.push(`${catalogue.length} checks: ${byLevel}.`, "", renderCoverage(catalogue));
   return out.join("\n") + "\n";
 }
+
+const SOURCE = { option: "--rate-limit", manifest: "the manifest's rateLimit", default: "default" } as const;
 
 const TAG: Record<Outcome, string> = { pass: "pass", fail: "FAIL", skip: "skip", observed: "obs " };
 
@@ -125,9 +127,11 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
   out.push(
     `Conformance of ${report.target}${report.embedded ? " (embedded reference)" : ""} to the accounting API spec`,
     `profile ${o.profile}, strict ${onOff(o.strict)}, read-only ${onOff(o.readOnly)}, seed ${o.seed}, ` +
-      `${o.numRuns} runs per property, rate limit ${o.rateLimit} per ${formatWindow(o.rateWindowMs)}`,
-    "",
+      `${o.numRuns} runs per property, rate limit ${o.rateLimit} per ${formatWindow(o.rateWindowMs)} ` +
+      `per ${o.rateLimitPer}${report.pacing === undefined ? "" : ` (${SOURCE[report.pacing.source]})`}`,
   );
+  if (report.pacing?.fellBack !== undefined) out.push(`pacing: ${report.pacing.fellBack}`);
+  out.push("");
   const idWidth = Math.min(48, Math.max(0, ...report.results.map((r) => r.id.length)));
   for (const [section, results] of groupBySection(report.results)) {
     out.push(`${section}  (${countsText(results)})`);
@@ -182,14 +186,22 @@ function field(label: string, value: string): string[] {
   return [`  ${label}:${pad}${first}`, ...rest.map((l) => `  ${" ".repeat(11)}${l}`)];
 }
 
-/** The command that reruns one check with the run's seed. */
+/**
+ * The command that reruns one check as the run ran it: every flag that shaped the run (target, token
+ * manifest, rate limit, profile, strictness, seed, runs, read-only, slow), and a --grep naming the check.
+ */
 export function replayCommand(report: RunReport, id: string): string {
   const o = report.options;
   const args = ["npx", "conformance"];
   if (!report.embedded) args.push("--base-url", singleQuote(report.target));
+  if (o.tokens !== undefined) args.push("--tokens", singleQuote(o.tokens));
+  // The limit as the run had it, unless it came from the manifest named above (or is the default).
+  const fromManifest = report.pacing?.source === "manifest" && o.tokens !== undefined;
+  if (!fromManifest && o.rateLimit !== 100) args.push("--rate-limit", String(o.rateLimit));
   if (o.profile !== "spec") args.push("--profile", o.profile);
   if (o.strict) args.push("--strict");
-  if (o.rateLimit !== 100) args.push("--rate-limit", String(o.rateLimit));
+  if (o.readOnly) args.push("--read-only");
+  if (o.slow === true) args.push("--slow");
   if (o.numRuns !== 25) args.push("--num-runs", String(o.numRuns));
   args.push(
     "--seed",

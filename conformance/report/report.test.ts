@@ -37,6 +37,7 @@ function sampleReport(): RunReport {
       seed: 987654,
       numRuns: 25,
       rateLimit: 100,
+      rateLimitPer: "token",
       rateWindowMs: 60_000,
     },
     startedAt: "2025-01-01T00:00:00.000Z",
@@ -146,6 +147,24 @@ describe("console report", () => {
     expect(replayCommand(embedded, "a.b")).toBe(
       "npx conformance --profile reference --num-runs 100 --seed 987654 --grep '^a\\.b$'",
     );
+  });
+
+  it("replays with every flag that shaped the run: the token manifest, the rate limit, --read-only, --slow", () => {
+    const report = sampleReport();
+    report.options = {
+      ...report.options,
+      tokens: "ci/my tokens.json",
+      readOnly: true,
+      slow: true,
+      rateLimit: 60,
+    };
+    report.pacing = { source: "option", requestsByToken: {} };
+    expect(replayCommand(report, "a.b")).toBe(
+      "npx conformance --base-url http://t:3000 --tokens 'ci/my tokens.json' --rate-limit 60 --read-only --slow --seed 987654 --grep '^a\\.b$'",
+    );
+    // A limit read from the manifest comes back with it.
+    report.pacing = { source: "manifest", requestsByToken: {} };
+    expect(replayCommand(report, "a.b")).not.toContain("--rate-limit");
   });
 
   it("lists the catalogue grouped by section with id, level and rule", () => {

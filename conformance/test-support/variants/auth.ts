@@ -5,6 +5,7 @@ import {
   CONTACTS,
   dropHeader,
   errorReply,
+  type Incoming,
   INVOICES,
   isCreation,
   isList,
@@ -128,6 +129,90 @@ export const tokenWithSuffixAccepted: Variant = {
     });
   },
 };
+
+/** The manifest token the Authorization header nearly names, by `same` (the header's value, a secret). */
+const acceptNearly =
+  (reference: Reference, same: (sent: string, secret: string) => boolean) =>
+  (req: Incoming): undefined => {
+    const value = /^bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+    if (value === undefined || req.token !== undefined) return undefined;
+    const known = reference.manifest.tokens.find((t) => same(value, t.token));
+    if (known !== undefined) useToken(req, known);
+    return undefined;
+  };
+
+// §5.6: a near miss of a real token is an invalid token.
+export const tokenCaseInsensitive: Variant = {
+  id: "token-case-insensitive",
+  kind: "violation",
+  area: "auth",
+  description:
+    "tokens are compared without regard to letter case (a token with its letters' case changed is accepted)",
+  expectFailing: ["auth.invalid-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request: acceptNearly(reference, (sent, secret) => sent.toLowerCase() === secret.toLowerCase()),
+    });
+  },
+};
+
+export const tokenMissingCharAccepted: Variant = {
+  id: "token-missing-char-accepted",
+  kind: "violation",
+  area: "auth",
+  description:
+    "a token with one character dropped is accepted (the stored token is compared as far as the sent one goes)",
+  expectFailing: ["auth.invalid-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request: acceptNearly(
+        reference,
+        (sent, secret) => sent.length === secret.length - 1 && secret.startsWith(sent),
+      ),
+    });
+  },
+};
+
+export const tokenOneCharOffAccepted: Variant = {
+  id: "token-one-char-off-accepted",
+  kind: "violation",
+  area: "auth",
+  description:
+    "a token differing from a real one by one character (dropped, added or changed, anywhere) is accepted (a fuzzy match)",
+  expectFailing: ["auth.invalid-token"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request: acceptNearly(reference, (sent, secret) => editDistanceAtMostOne(sent, secret)),
+    });
+  },
+};
+
+/** Whether `a` becomes `b` by at most one character dropped, added or changed. */
+function editDistanceAtMostOne(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      i += 1;
+      j += 1;
+      continue;
+    }
+    edits += 1;
+    if (edits > 1) return false;
+    if (a.length > b.length) i += 1;
+    else if (a.length < b.length) j += 1;
+    else {
+      i += 1;
+      j += 1;
+    }
+  }
+  return edits + (a.length - i) + (b.length - j) <= 1;
+}
 
 export const missingTokenDefaultOrg: Variant = {
   id: "missing-token-default-org",

@@ -7,11 +7,12 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ManualClock } from "../../../src/clock.js";
 import type { Contact } from "../../../src/domain/model.js";
 import type { ManifestToken, TokenManifest } from "../../../src/fixtures/manifest.js";
 import { createReference, type Reference } from "../../../src/reference.js";
 import { runConformance } from "../../index.js";
-import type { CheckResult, RunReport } from "../../types.js";
+import type { CheckResult, KitClock, RunReport } from "../../types.js";
 
 /**
  * Deliberately broken and deliberately different-but-legal servers, to prove the kit: each variant is
@@ -23,12 +24,14 @@ import type { CheckResult, RunReport } from "../../types.js";
 // ---- the harness's settings ---------------------------------------------------------------------------
 
 /**
- * Requests per window for every variant. The burst meets a 429 only if one client sends faster than
- * L per window: at 400 a loaded 2-core machine does not, and every variant fails ratelimit.burst. At 150
- * a request may take 6 ms, and a full run (~450 paced requests) still takes about 3 s.
+ * Requests per window for every variant. Time is virtual (VIRTUAL_START): the kit and the variant share
+ * one ManualClock that moves only when the kit waits, so a burst always outruns the window and no
+ * verdict depends on the machine's speed.
  */
 export const RATE_LIMIT = 150;
 export const WINDOW_MS = 1000;
+/** Where every variant's clock starts: after every fixture date, before every fixture token's expiry. */
+export const VIRTUAL_START = "2026-11-22T09:00:00.000Z";
 /** Fixed: every run of a variant sends the same generated cases, so a verdict does not depend on luck. */
 export const SEED = 20261122;
 /** Property runs per property check: the examples already cover the boundaries, this adds variety. */
@@ -47,6 +50,8 @@ export interface ReferenceSettings {
 export interface VariantEnv {
   rateLimit: number;
   windowMs: number;
+  /** The run's virtual time: the references and the kit read it, a variant's own layers must too. */
+  clock: ManualClock;
   reference(settings?: ReferenceSettings): Promise<Reference>;
 }
 
@@ -459,17 +464,35 @@ export const plain = async (env: VariantEnv, ...layers: readonly Layer[]): Promi
 export interface StartedVariant {
   baseUrl: string;
   manifest: TokenManifest;
+  /** The virtual clock the variant's references run on, as the kit reads it. */
+  clock: KitClock;
   close(): Promise<void>;
 }
 
+/** The kit's view of a ManualClock: waiting moves it, at once. */
+export function virtualClock(clock: ManualClock): KitClock {
+  return {
+    now: () => clock.now().getTime(),
+    sleep: (ms) => {
+      clock.advance(Math.max(0, ms));
+      return Promise.resolve();
+    },
+  };
+}
+
 /** Serves a handler on 127.0.0.1, an ephemeral port. */
-export async function serve(handler: Handler, manifest: TokenManifest): Promise<StartedVariant> {
+export async function serve(
+  handler: Handler,
+  manifest: TokenManifest,
+  clock: KitClock,
+): Promise<StartedVariant> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     manifest,
+    clock,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -482,11 +505,14 @@ export async function serve(handler: Handler, manifest: TokenManifest): Promise<
 /** Builds the variant on fresh references and serves it. */
 export async function startVariant(variant: Pick<Variant, "build">): Promise<StartedVariant> {
   let manifest: TokenManifest | undefined;
+  const clock = new ManualClock(VIRTUAL_START);
   const env: VariantEnv = {
     rateLimit: RATE_LIMIT,
     windowMs: WINDOW_MS,
+    clock,
     async reference(settings = {}) {
       const reference = await createReference({
+        clock,
         rateLimit: { limit: settings.rateLimit ?? RATE_LIMIT, windowMs: WINDOW_MS },
         log: () => {},
       });
@@ -496,7 +522,7 @@ export async function startVariant(variant: Pick<Variant, "build">): Promise<Sta
   };
   const handler = await variant.build(env);
   if (manifest === undefined) throw new Error("the variant built no reference");
-  return serve(handler, manifest);
+  return serve(handler, manifest, virtualClock(clock));
 }
 
 export interface VariantRun {
@@ -511,6 +537,10 @@ export interface RunSettings {
   strict?: boolean;
   slow?: boolean;
   grep?: string;
+  readOnly?: boolean;
+  seed?: number;
+  /** The manifest the kit is given, from the references' own (e.g. without a second organization). */
+  manifest?: (manifest: TokenManifest) => TokenManifest;
 }
 
 /** Runs the whole kit against the variant (the spec profile unless told otherwise). */
@@ -520,14 +550,16 @@ export async function runVariant(variant: Variant, settings: RunSettings = {}): 
   try {
     const report = await runConformance({
       baseUrl: target.baseUrl,
-      manifest: target.manifest,
+      manifest: settings.manifest?.(target.manifest) ?? target.manifest,
       profile: settings.profile ?? "spec",
       strict: settings.strict ?? variant.strict ?? false,
       slow: settings.slow ?? variant.slow ?? false,
       rateLimit: RATE_LIMIT,
       rateWindowMs: WINDOW_MS,
-      seed: SEED,
+      seed: settings.seed ?? SEED,
       numRuns: NUM_RUNS,
+      clock: target.clock,
+      readOnly: settings.readOnly ?? false,
       ...(settings.grep === undefined ? {} : { grep: settings.grep }),
     });
     return {

@@ -49,7 +49,7 @@ export const name201Accepted: Variant = {
   kind: "violation",
   area: "input",
   description: "a contact name of 201 characters is accepted (cut to 200)",
-  expectFailing: ["contacts.length-boundaries"],
+  expectFailing: ["contacts.invalid-bodies", "contacts.length-boundaries"],
   build: (env) =>
     plain(
       env,
@@ -83,13 +83,57 @@ export const description2001Accepted: Variant = {
   kind: "violation",
   area: "input",
   description: "a product description of 2001 characters is accepted (cut to 2000)",
-  expectFailing: ["products.length-boundaries"],
+  expectFailing: ["products.invalid-bodies", "products.length-boundaries"],
   build: (env) =>
     plain(
       env,
       mapRequestJson((body, req) =>
         req.path === PRODUCTS && typeof body.description === "string" && codePoints(body.description) === 2001
           ? { ...body, description: [...body.description].slice(0, 2000).join("") }
+          : body,
+      ),
+    ),
+};
+
+// §8: what is accepted at a boundary is kept whole.
+export const descriptionStored255: Variant = {
+  id: "description-stored-255",
+  kind: "violation",
+  area: "input",
+  description:
+    "a product description of up to 2000 characters is accepted, but only its first 255 are stored",
+  expectFailing: ["products.length-boundaries", "products.valid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        // Validated first (2001 is still refused), then stored in a column of 255.
+        req.path === PRODUCTS &&
+        typeof body.description === "string" &&
+        codePoints(body.description) > 255 &&
+        codePoints(body.description) <= 2000
+          ? { ...body, description: [...body.description].slice(0, 255).join("") }
+          : body,
+      ),
+    ),
+};
+
+export const addressStored255: Variant = {
+  id: "address-stored-255",
+  kind: "violation",
+  area: "input",
+  description:
+    "a contact address of up to 500 characters is accepted (501 refused), but only its first 255 are stored",
+  expectFailing: ["contacts.length-boundaries"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === CONTACTS &&
+        typeof body.address === "string" &&
+        codePoints(body.address) > 255 &&
+        codePoints(body.address) <= 500
+          ? { ...body, address: [...body.address].slice(0, 255).join("") }
           : body,
       ),
     ),
@@ -104,16 +148,35 @@ export const duplicateSkuAccepted: Variant = {
   expectFailing: ["products.duplicate-sku"],
   build: async (env) => {
     const reference = await env.reference();
+    let duplicates = 0;
     return wrap(
       reference,
       mapRequestJson((body, req) => {
         const org = req.token?.organization;
         if (req.path !== PRODUCTS || typeof body.sku !== "string" || org === undefined) return body;
         if (reference.store.productBySku(org, body.sku) === undefined) return body;
-        return { ...body, sku: `${body.sku.slice(0, 90)}-dup${Date.now() % 1000}` };
+        duplicates += 1;
+        return { ...body, sku: `${body.sku.slice(0, 90)}-dup${duplicates}` };
       }),
     );
   },
+};
+
+export const taxableStringAccepted: Variant = {
+  id: "taxable-string-accepted",
+  kind: "violation",
+  area: "input",
+  description: 'a taxable sent as a string ("true", "no") is accepted, read as a boolean',
+  expectFailing: ["products.invalid-bodies"],
+  build: (env) =>
+    plain(
+      env,
+      mapRequestJson((body, req) =>
+        req.path === PRODUCTS && typeof body.taxable === "string"
+          ? { ...body, taxable: ["true", "yes", "1"].includes(body.taxable.toLowerCase()) }
+          : body,
+      ),
+    ),
 };
 
 export const negativePriceAccepted: Variant = {
@@ -233,7 +296,7 @@ export const createdContactsNotListed: Variant = {
   expectFailing: ["contacts.created-listed"],
   build: async (env) => {
     const reference = await env.reference();
-    const started = Date.now();
+    const started = env.clock.now().getTime();
     return wrap(
       reference,
       mapJsonBody(

@@ -1,4 +1,6 @@
+import type { Reference } from "../../../src/reference.js";
 import { toContact } from "../../../src/serialization/resources.js";
+import type { PageQuery } from "../../../src/store/store.js";
 import {
   CONTACTS,
   errorReply,
@@ -105,6 +107,86 @@ export const contactsLeakIntoFirstOrg: Variant = {
         }
       },
     });
+  },
+};
+
+// §1 on lists the kit creates nothing in: read-only collections, filtered pages.
+
+/**
+ * A store listing that forgets the organization: every organization's records, newest first by `key`
+ * (ties by id, descending), cut to the page, when `leaks(query)` says so.
+ */
+function everyOrganization<T extends { id: string }, Q extends PageQuery>(
+  reference: Reference,
+  own: (organizationId: string, query: Q) => T[],
+  key: (item: T) => number,
+  leaks: (query: Q) => boolean,
+): (organizationId: string, query: Q) => T[] {
+  return (organizationId, query) => {
+    if (!leaks(query)) return own(organizationId, query);
+    const all = reference.store.organizations().flatMap((o) => own(o.id, query));
+    all.sort((a, b) => key(b) - key(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return all.slice(0, query.limit);
+  };
+}
+
+export const filteredListsForgetOrganization: Variant = {
+  id: "filtered-lists-forget-organization",
+  kind: "violation",
+  area: "isolation",
+  description:
+    "a list filtered by type (contacts) or status (invoices, expenses) serves every organization's matching records",
+  expectFailing: ["isolation.lists"],
+  build: async (env) => {
+    const reference = await env.reference();
+    const store = reference.store;
+    const contacts = store.listContacts.bind(store);
+    const invoices = store.listInvoices.bind(store);
+    const expenses = store.listExpenses.bind(store);
+    const filteredOnly = (q: { type?: string; status?: string }): boolean =>
+      q.type !== undefined || q.status !== undefined;
+    store.listContacts = everyOrganization(reference, contacts, (c) => c.createdAt.getTime(), filteredOnly);
+    store.listInvoices = everyOrganization(reference, invoices, (i) => i.date.getTime(), filteredOnly);
+    store.listExpenses = everyOrganization(reference, expenses, (e) => e.date.getTime(), filteredOnly);
+    return wrap(reference);
+  },
+};
+
+export const invoicesOfEveryOrganization: Variant = {
+  id: "invoices-of-every-organization",
+  kind: "violation",
+  area: "isolation",
+  description: "the invoices list serves every organization's invoices (a read-only collection)",
+  expectFailing: ["isolation.lists"],
+  build: async (env) => {
+    const reference = await env.reference();
+    const store = reference.store;
+    store.listInvoices = everyOrganization(
+      reference,
+      store.listInvoices.bind(store),
+      (i) => i.date.getTime(),
+      () => true,
+    );
+    return wrap(reference);
+  },
+};
+
+export const expensesOfEveryOrganization: Variant = {
+  id: "expenses-of-every-organization",
+  kind: "violation",
+  area: "isolation",
+  description: "the expenses list serves every organization's expenses (a read-only collection)",
+  expectFailing: ["isolation.lists"],
+  build: async (env) => {
+    const reference = await env.reference();
+    const store = reference.store;
+    store.listExpenses = everyOrganization(
+      reference,
+      store.listExpenses.bind(store),
+      (e) => e.date.getTime(),
+      () => true,
+    );
+    return wrap(reference);
   },
 };
 

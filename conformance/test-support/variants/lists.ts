@@ -112,7 +112,7 @@ export const pageCap250: Variant = {
   kind: "violation",
   area: "lists",
   description: "the page size is capped at 250 instead of 200 (an organization with 274 contacts)",
-  expectFailing: ["lists.limit-out-of-range"],
+  expectFailing: ["lists.page-max", "lists.limit-out-of-range"],
   build: async (env) => {
     const reference = await env.reference();
     archiveContacts(reference, "org_lumiere", 250);
@@ -274,6 +274,23 @@ export const limitClamped: Variant = {
         const clamped =
           first.trim() === "" || !Number.isFinite(n) ? 50 : Math.min(200, Math.max(1, Math.floor(n)));
         req.query.set("limit", String(clamped));
+        return undefined;
+      },
+    }),
+};
+
+export const limitNonDecimalAsAbsent: Variant = {
+  id: "limit-non-decimal-as-absent",
+  kind: "benign",
+  area: "lists",
+  description:
+    "a limit that is not decimal notation (0x10, 1e2, +5, abc) reads as no limit at all: the default page of 50; a decimal one outside 1..200 gets 400",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const values = req.query.getAll("limit");
+        if (isList(req) && values.length === 1 && !/^-?\d+(\.\d+)?$/.test(values[0] ?? ""))
+          req.query.delete("limit");
         return undefined;
       },
     }),

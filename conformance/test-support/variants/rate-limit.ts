@@ -1,3 +1,4 @@
+import type { ManualClock } from "../../../src/clock.js";
 import {
   dropHeader,
   errorReply,
@@ -12,12 +13,12 @@ import {
 /** Variants of the rate limit (§8). */
 
 /** A rate limiter in front of the reference: a fixed window per client address (spec-gaps #21). */
-function perAddressLimiter(limit: number, windowMs: number): Layer {
+function perAddressLimiter(limit: number, windowMs: number, clock: ManualClock): Layer {
   const counts = new Map<string, { window: number; count: number }>();
   return {
     request(req) {
       if (req.method === "OPTIONS") return undefined;
-      const now = Date.now();
+      const now = clock.now().getTime();
       const window = Math.floor(now / windowMs);
       const entry = counts.get(req.address);
       const current = entry !== undefined && entry.window === window ? entry : { window, count: 0 };
@@ -109,7 +110,7 @@ export const rateLimitPerAddress: Variant = {
   build: async (env) =>
     wrap(
       await env.reference({ rateLimit: 1_000_000_000 }),
-      perAddressLimiter(env.rateLimit, env.windowMs),
+      perAddressLimiter(env.rateLimit, env.windowMs, env.clock),
       dropHeader("ratelimit", "ratelimit-policy"),
     ),
 };

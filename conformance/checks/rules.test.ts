@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { nth, testManifest } from "../test-support/local.js";
+import {
+  CheckFailure,
+  systemKitClock,
+  type CheckContext,
+  type HttpExchange,
+  type HttpRequest,
+} from "../types.js";
+import { catalogue } from "./index.js";
+import { RULE_ROWS, expectAnswer, ruleCheck, type RuleRow } from "./rules.js";
+
+const answerOf = (
+  status: number,
+  json: unknown,
+  request: HttpRequest = { method: "GET", path: "/x" },
+): HttpExchange => ({
+  request,
+  status,
+  headers: { "content-type": "application/json" },
+  text: JSON.stringify(json),
+  json,
+  curl: "curl x",
+});
+
+const error = (code: string) => ({ error: { code, message: "m" } });
+
+/** A context whose target answers every request with `answer`; the requests sent are kept. */
+function contextAnswering(answer: (r: HttpRequest) => HttpExchange): {
+  ctx: CheckContext;
+  sent: HttpRequest[];
+} {
+  const sent: HttpRequest[] = [];
+  const manifest = testManifest();
+  const ctx: CheckContext = {
+    http: {
+      send: (r) => {
+        sent.push(r);
+        return Promise.resolve(answer(r));
+      },
+      sendUnpaced: () => Promise.reject(new Error("not here")),
+      history: () => [],
+    },
+    tokens: {
+      manifest,
+      find: () => nth(manifest.tokens, 0),
+      get: () => nth(manifest.tokens, 0),
+    },
+    options: {
+      profile: "spec",
+      strict: false,
+      readOnly: false,
+      seed: 1,
+      numRuns: 1,
+      rateLimit: 100,
+      rateLimitPer: "token",
+      rateWindowMs: 60_000,
+    },
+    marker: "cfk-test",
+    skip: (reason) => {
+      throw new Error(reason);
+    },
+    observe: () => undefined,
+    cache: new Map(),
+    clock: systemKitClock,
+  };
+  return { ctx, sent };
+}
+
+describe("rule rows", () => {
+  it("are checks of the catalogue, one per row, with the row's id, section and level", () => {
+    for (const row of RULE_ROWS) {
+      expect(
+        catalogue.find((c) => c.id === row.id),
+        row.id,
+      ).toMatchObject({ section: row.section, level: row.level, rule: row.rule });
+    }
+  });
+
+  it("make adding a clause one entry: a row sends its requests and passes when each gets the status and code", async () => {
+    const row: RuleRow = {
+      id: "example.teapot",
+      section: "§7 Errors",
+      level: "MUST",
+      rule: "A teapot gets 418 teapot",
+      requests: () => [
+        { what: "The first", request: { method: "GET", path: "/one" } },
+        { what: "The second", request: { method: "GET", path: "/two" } },
+      ],
+      expect: { status: 418, code: "teapot" },
+    };
+    const { ctx, sent } = contextAnswering((r) => answerOf(418, error("teapot"), r));
+    await ruleCheck(row).run(ctx);
+    expect(sent.map((r) => r.path)).toEqual(["/one", "/two"]);
+  });
+
+  it("fail naming the request, the answer expected and the answer given", async () => {
+    const row = RULE_ROWS.find((r) => r.id === "products.unit-price-negative");
+    if (row === undefined) throw new Error("no row");
+    const { ctx } = contextAnswering((r) => answerOf(201, { data: {} }, r));
+    const failure = await ruleCheck(row)
+      .run(ctx)
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(CheckFailure);
+    expect((failure as CheckFailure).message).toMatch(
+      /^unitPrice -0\.01 \(§8: >= 0\) \(POST \/api\/v1\/products\) must get 400 invalid_request/,
+    );
+    expect((failure as CheckFailure).expected).toBe("status 400");
+  });
+
+  it('read "no endpoint" as 404 not_found or 405, always in the error envelope', () => {
+    expect(() => expectAnswer(answerOf(404, error("not_found")), "no endpoint", "r")).not.toThrow();
+    expect(() => expectAnswer(answerOf(405, error("method_not_allowed")), "no endpoint", "r")).not.toThrow();
+    expect(() => expectAnswer(answerOf(404, error("missing")), "no endpoint", "r")).toThrow(CheckFailure);
+    expect(() => expectAnswer(answerOf(404, { message: "no" }), "no endpoint", "r")).toThrow(CheckFailure);
+    expect(() => expectAnswer(answerOf(200, { data: [] }), "no endpoint", "r")).toThrow(CheckFailure);
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import * as model from "../../src/domain/model.js";
+import {
+  CONTACT_TYPES,
+  ENDPOINTS,
+  EXPENSE_STATUSES,
+  INVOICE_STATUSES,
+  LISTS,
+  PRODUCT_TYPES,
+  SCOPES,
+} from "./spec.js";
+
+/**
+ * The kit writes the spec's enums out itself, so that a mistake in the reference's model cannot pass
+ * both; this is where the two readings of the spec meet. A difference is a bug in one of them: read
+ * §2 and §5 to tell which.
+ */
+describe("the kit's reading of the spec", () => {
+  it.each([
+    ["contact types (§2)", CONTACT_TYPES, model.CONTACT_TYPES],
+    ["product types (§2)", PRODUCT_TYPES, model.PRODUCT_TYPES],
+    ["invoice statuses (§2, §3)", INVOICE_STATUSES, model.INVOICE_STATUSES],
+    ["expense statuses (§2, §3)", EXPENSE_STATUSES, model.EXPENSE_STATUSES],
+    ["scopes (§5)", SCOPES, model.SCOPES],
+  ])("agrees with the reference's model on the %s", (_what, kit, reference) => {
+    expect([...kit]).toEqual([...reference]);
+  });
+
+  it("names, for every endpoint of §4, a scope of §5", () => {
+    for (const e of ENDPOINTS) expect(SCOPES, `${e.method} ${e.path}`).toContain(e.scope);
+    for (const list of Object.values(LISTS)) expect(SCOPES, list.path).toContain(list.scope);
+  });
+});

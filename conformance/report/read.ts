@@ -1,0 +1,94 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { RATE_LIMIT_SCOPES } from "../manifest-schema.js";
+import { LEVELS, type RunReport } from "../types.js";
+
+/**
+ * Reads reports written with `--reporter json`, for `conformance compare`. Checked against the fields
+ * compare and the HTML report read, so that a file from another tool is refused in one line.
+ */
+
+const FailureSchema = z.object({
+  message: z.string(),
+  expected: z.string(),
+  actual: z.string(),
+  curl: z.string().optional(),
+  status: z.number().optional(),
+  replay: z.string().optional(),
+});
+
+const ResultSchema = z.object({
+  id: z.string(),
+  section: z.string(),
+  level: z.enum(LEVELS),
+  rule: z.string(),
+  outcome: z.enum(["pass", "fail", "skip", "observed"]),
+  failsRun: z.boolean(),
+  durationMs: z.number(),
+  requests: z.number(),
+  skipReason: z.string().optional(),
+  observations: z.array(z.string()),
+  failure: FailureSchema.optional(),
+});
+
+const ReportSchema = z.object({
+  target: z.string(),
+  embedded: z.boolean(),
+  options: z.object({
+    profile: z.enum(["spec", "reference"]),
+    strict: z.boolean(),
+    readOnly: z.boolean(),
+    seed: z.number(),
+    numRuns: z.number(),
+    rateLimit: z.number(),
+    // Reports from before the manifest's rateLimit read as counting every request together.
+    rateLimitPer: z.enum(RATE_LIMIT_SCOPES).default("address"),
+    rateWindowMs: z.number(),
+    tokens: z.string().optional(),
+    slow: z.boolean().optional(),
+  }),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  requests: z.number(),
+  pacing: z
+    .object({
+      source: z.enum(["option", "manifest", "default"]),
+      fellBack: z.string().optional(),
+      requestsByToken: z.record(z.string(), z.number()),
+    })
+    .optional(),
+  results: z.array(ResultSchema),
+});
+
+/** A report file that cannot be read or is not a --reporter json report; the message is one line. */
+export class ReportFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ReportFileError";
+  }
+}
+
+export function parseReport(value: unknown, source: string): RunReport {
+  const parsed = ReportSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined ? "" : ` (${issue.path.join(".") || "top level"}: ${issue.message})`;
+  throw new ReportFileError(`${source} is not a report written with --reporter json${where}`);
+}
+
+export async function readReport(file: string): Promise<RunReport> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ReportFileError(`cannot read ${file}: ${code === "ENOENT" ? "no such file" : String(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ReportFileError(`${file} is not JSON`);
+  }
+  return parseReport(value, file);
+}

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
 import { FetchHttpClient, RequestError } from "./client.js";
@@ -235,6 +235,8 @@ interface EmbeddedTarget {
 
 async function startEmbedded(rateLimit: number): Promise<EmbeddedTarget> {
   const { createReference } = await import("../src/reference.js");
+  // Listening as the reference's own binary does, so that what Node refuses by itself is answered alike.
+  const { createServer } = await import("../src/server.js");
   const reference = await createReference({
     rateLimit: { limit: rateLimit, windowMs: EMBEDDED_RATE_WINDOW_MS },
   });

@@ -157,7 +157,8 @@ function normalizeScopes(scopes: unknown, allowEmpty: boolean): Scope[] {
   return [...seen].sort((a, b) => (SCOPE_ORDER.get(a) ?? 0) - (SCOPE_ORDER.get(b) ?? 0));
 }
 
-function toData(record: TokenRecord): TokenData {
+/** What a view and the kept data share: the record with its instants as dates. */
+function common(record: TokenRecord) {
   return {
     id: record.id,
     name: record.name,
@@ -168,6 +169,12 @@ function toData(record: TokenRecord): TokenData {
     revokedAt: toDate(record.revokedAt),
     lastUsedAt: toDate(record.lastUsedAt),
     requestCount: record.requestCount,
+  };
+}
+
+function toData(record: TokenRecord): TokenData {
+  return {
+    ...common(record),
     hash: record.hash.toString("hex"),
     hint: record.hint,
   };
@@ -449,15 +456,7 @@ export class TokenRegistry {
 
   #view(record: TokenRecord, now: number): TokenView {
     return {
-      id: record.id,
-      name: record.name,
-      organizationId: record.organizationId,
-      scopes: [...record.scopes],
-      createdAt: new Date(record.createdAt),
-      expiresAt: toDate(record.expiresAt),
-      revokedAt: toDate(record.revokedAt),
-      lastUsedAt: toDate(record.lastUsedAt),
-      requestCount: record.requestCount,
+      ...common(record),
       // Revoked wins over Expired: revocation is a deliberate act, expiry only the passing of time.
       status:
         record.revokedAt !== null

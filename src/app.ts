@@ -4,9 +4,9 @@ import { controlDoor } from "./control/door.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
 import { docsRouter } from "./pages/docs.js";
 import { pagesDoor } from "./pages/door.js";
+import { pageGuard } from "./pages/guard.js";
 import { apiDoor } from "./routing/api.js";
 import { errorHandler } from "./routing/errors.js";
-import { localOnly } from "./routing/local-only.js";
 import { parseQuery } from "./routing/query.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
 import type { ReferenceState } from "./state.js";
@@ -56,8 +56,8 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
       controlDoor(control, { key: options.control.key, allowedHosts: options.allowedHosts ?? [], log }),
     );
   }
-  // The docs are a page of this server like the others: local only, no CORS.
-  app.use(["/docs", "/openapi.json"], localOnly({ allowedHosts: options.allowedHosts ?? [] }));
+  // The docs are a page of this server like the others: the pages' guard, no CORS.
+  app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts: options.allowedHosts ?? [] }));
   app.use(docsRouter(options.tryItToken === undefined ? {} : { tryItToken: options.tryItToken }));
   // The web pages (§5's token interface and a landing page): HTML, their own guard, never CORS.
   app.use(

@@ -167,6 +167,11 @@ describe("doors", () => {
       expect(cors(ok)).toEqual([]);
       expectError(await request(ref.app).get(path).set("Host", "evil.example:4010"), 403, "forbidden");
       expectError(await request(ref.app).get(path).set("Sec-Fetch-Site", "cross-site"), 403, "forbidden");
+      // A link followed from the developer's app is a top-level navigation: it reads nothing back.
+      const followed = await request(ref.app)
+        .get(path)
+        .set({ "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document" });
+      expect(followed.status).toBe(200);
     },
   );
 });

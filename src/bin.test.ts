@@ -45,6 +45,7 @@ describe("accounting-reference (bin)", () => {
     const [, baseUrl = ""] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
     const [, token = ""] = await run.waitFor(/^lumiere-full\s+org_lumiere\s+all\s+active\s+(acct_\w+)$/m);
     expect(run.output().stdout).toMatch(/^petitpas-full\s+org_petitpas\s+all\s+active, plan without API/m);
+    expect(run.output().stdout).toContain(`docs: ${baseUrl}/docs`);
     const res = await fetch(`${baseUrl}/api/v1/contacts?limit=1`, {
       headers: { Authorization: `Bearer ${token}` },
     });

@@ -234,6 +234,7 @@ function banner(
     `  try: curl -H "Authorization: Bearer ${manifest.tokens[0]?.token ?? "<token>"}" ${baseUrl}/api/v1/contacts`,
     `  rate limit: ${options.rateLimit} requests a minute per token; Ctrl-C stops the server`,
     `  token pages: ${baseUrl}/settings/api-tokens (create, revoke, usage)`,
+    `  docs: ${baseUrl}/docs (the OpenAPI document: ${baseUrl}/openapi.json)`,
     ...stateLines(reference, options.fixtures),
     ...(options.now === undefined ? [] : [`  clock: started at ${options.now.toISOString()}`]),
     ...(options.latency === undefined

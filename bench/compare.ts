@@ -1,0 +1,412 @@
+/**
+ * `npm run bench`: the reference against what a list read could cost, on loopback, interleaved.
+ *
+ * Targets, each in its own process: the reference (`node dist/src/bin.js`, the built entry users
+ * run), a bare Express 5 app and a bare `node:http` server sending the reference's own bytes for the
+ * same read, and json-server serving the same contacts. Reads: the list (`limit=50`), a filtered
+ * list (`type=CLIENT`) and a `before` read. Each round runs every read against every target in
+ * turn (A B C D A B C D …), so that noise from other work on the machine falls on all of them
+ * alike; the ratios are the medians of the per-round ratios. Then: creation (32 clients), start
+ * time (spawn to first answer, default fixtures), `npm start` to first answer, and RSS with 100 000
+ * contacts in one organization.
+ *
+ * Not in CI: timings are noisy. Usage: npm run bench [-- --rounds 5 --duration 3 --start-runs 10]
+ */
+import autocannon, { type Result } from "autocannon";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { createServer, type AddressInfo } from "node:net";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "5" },
+    duration: { type: "string", default: "3" },
+    "start-runs": { type: "string", default: "10" },
+    contacts: { type: "string", default: "100000" },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const DURATION_S = Number(values.duration);
+const START_RUNS = Number(values["start-runs"]);
+const RSS_CONTACTS = Number(values.contacts);
+const READ_CONNECTIONS = 20;
+const WRITE_CONNECTIONS = 32;
+
+const ROOT = join(import.meta.dirname, "..");
+const BIN = join(ROOT, "dist", "src", "bin.js");
+const JSON_SERVER = join(ROOT, "node_modules", "json-server", "lib", "bin.js");
+// High enough that the benchmark never meets a 429; the counting itself still runs on every request.
+const NO_LIMIT = ["--rate-limit", "1000000000"];
+
+interface Manifest {
+  tokens: { label: string; token: string }[];
+}
+const manifest = JSON.parse(readFileSync(join(ROOT, "fixtures", "tokens.json"), "utf8")) as Manifest;
+const TOKEN = manifest.tokens.find((t) => t.label === "lumiere-full")?.token;
+if (TOKEN === undefined) throw new Error("fixtures/tokens.json has no lumiere-full token");
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
+
+// ---------------------------------------------------------------- processes
+
+const children = new Set<ChildProcess>();
+
+/** Only the processes this script started, each by its own process group. */
+function stopAll(): void {
+  for (const child of children) stop(child);
+}
+process.once("exit", stopAll);
+process.once("SIGINT", () => process.exit(130));
+
+function stop(child: ChildProcess): void {
+  children.delete(child);
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Starts a process in its own group and resolves with the first stdout line `ready` accepts. */
+async function start(
+  command: string,
+  args: string[],
+  ready: (line: string) => string | undefined,
+  cwd = ROOT,
+): Promise<{ child: ChildProcess; value: string }> {
+  const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  children.add(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  try {
+    const value = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${command} ${args.join(" ")}: not ready`)), 60_000);
+      lines.on("line", (line) => {
+        const v = ready(line.trim());
+        if (v !== undefined) {
+          clearTimeout(timer);
+          resolve(v);
+        }
+      });
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${command} ${args.join(" ")} exited (${code}): ${stderr}`));
+      });
+    });
+    return { child, value };
+  } finally {
+    lines.removeAllListeners("line");
+  }
+}
+
+const baseUrlLine = (line: string) => (/^http:\/\/\S+$/.test(line) ? line : undefined);
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function stopAndWait(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  stop(child);
+  await Promise.race([exited, sleep(5_000)]);
+}
+
+function rssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+  return kb / 1024;
+}
+
+// ---------------------------------------------------------------- statistics
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0
+    ? NaN
+    : s.length % 2 === 1
+      ? (s[mid] ?? NaN)
+      : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+function sample(result: Result, what: string): Sample {
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) {
+    throw new Error(
+      `${what}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
+    );
+  }
+  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+// ---------------------------------------------------------------- targets
+
+type Read = "list" | "filtered" | "before";
+const READS: Read[] = ["list", "filtered", "before"];
+
+interface Target {
+  name: string;
+  url: Record<Read, string>;
+  headers: Record<string, string>;
+}
+
+async function get(url: string, headers: Record<string, string> = {}): Promise<Buffer> {
+  const res = await fetch(url, { headers });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${body.toString()}`);
+  return body;
+}
+
+interface ContactJson {
+  id: string;
+  createdAt: string;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "bench-compare-"));
+  try {
+    await run(work);
+  } finally {
+    stopAll();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function run(work: string): Promise<void> {
+  console.log(
+    `Machine: ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
+      `Node ${process.version}; load average at start ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+  );
+  console.log(
+    `Reads: ${ROUNDS} rounds × ${DURATION_S} s per target, ${READ_CONNECTIONS} connections; ` +
+      `creation: ${WRITE_CONNECTIONS} connections; one warm-up round first\n`,
+  );
+
+  // The reference, and the pages it serves: the other targets serve the very same bytes or records.
+  const reference = await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
+  const all = JSON.parse((await get(`${reference.value}/api/v1/contacts?limit=50`, AUTH)).toString()) as {
+    data: ContactJson[];
+  };
+  const pivot = all.data[Math.floor(all.data.length / 2) - 1];
+  if (pivot === undefined) throw new Error("too few contacts to read with before");
+  const beforeIndex = all.data.indexOf(pivot) + 1;
+  const referenceUrl: Record<Read, string> = {
+    list: `${reference.value}/api/v1/contacts?limit=50`,
+    filtered: `${reference.value}/api/v1/contacts?type=CLIENT&limit=50`,
+    before: `${reference.value}/api/v1/contacts?limit=50&before=${encodeURIComponent(pivot.createdAt)}`,
+  };
+  const bodies: Record<string, string> = {};
+  const served: Record<Read, ContactJson[]> = { list: [], filtered: [], before: [] };
+  for (const read of READS) {
+    const bytes = await get(referenceUrl[read], AUTH);
+    bodies[`/${read}`] = bytes.toString("base64");
+    served[read] = (JSON.parse(bytes.toString()) as { data: ContactJson[] }).data;
+  }
+  const bodiesFile = join(work, "bodies.json");
+  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const dbFile = join(work, "db.json");
+  writeFileSync(dbFile, JSON.stringify({ contacts: all.data }, null, 2));
+
+  const portLine = (line: string) => (/^\d+$/.test(line) ? line : undefined);
+  const express = await start(
+    process.execPath,
+    ["--import", "tsx", "bench/bare-target.ts", "express", bodiesFile],
+    portLine,
+  );
+  const http = await start(
+    process.execPath,
+    ["--import", "tsx", "bench/bare-target.ts", "http", bodiesFile],
+    portLine,
+  );
+  // Its working folder is the temporary one, so that no ./public of ours is served. It prints the
+  // port it was given, not the one it got, so it is given a free one.
+  const jsonServer = await start(
+    process.execPath,
+    [JSON_SERVER, dbFile, "--port", String(await freePort()), "--host", "127.0.0.1"],
+    (line) => /PORT :(\d+)/.exec(line)?.[1],
+    work,
+  );
+  const bare = (name: string, port: string): Target => ({
+    name,
+    url: {
+      list: `http://127.0.0.1:${port}/list`,
+      filtered: `http://127.0.0.1:${port}/filtered`,
+      before: `http://127.0.0.1:${port}/before`,
+    },
+    headers: {},
+  });
+  const js = `http://127.0.0.1:${jsonServer.value}/contacts?_sort=-createdAt`;
+  const targets: Target[] = [
+    { name: "reference", url: referenceUrl, headers: AUTH },
+    bare("bare Express 5", express.value),
+    bare("bare node:http", http.value),
+    {
+      name: "json-server",
+      // json-server's own way to the same records: `_lt` compares numbers only, so the before read
+      // is its offset instead.
+      url: {
+        list: `${js}&_limit=50`,
+        filtered: `${js}&type=CLIENT&_limit=50`,
+        before: `${js}&_start=${beforeIndex}&_limit=50`,
+      },
+      headers: {},
+    },
+  ];
+  // Same records everywhere, or the comparison means nothing.
+  for (const read of READS) {
+    const ids = (await get(targets[3]?.url[read] ?? "")).toString();
+    const theirs = (JSON.parse(ids) as ContactJson[]).map((c) => c.id).join();
+    if (theirs !== served[read].map((c) => c.id).join())
+      throw new Error(`json-server serves other ${read} records`);
+    for (const t of targets.slice(1, 3)) {
+      if (!(await get(t.url[read])).equals(Buffer.from(bodies[`/${read}`] ?? "", "base64"))) {
+        throw new Error(`${t.name} serves other bytes for ${read}`);
+      }
+    }
+  }
+  console.log(
+    `Records per read: list ${served.list.length}, filtered ${served.filtered.length}, before ${served.before.length}; ` +
+      `reference bytes: ${READS.map((r) => Buffer.from(bodies[`/${r}`] ?? "", "base64").length).join(" / ")}`,
+  );
+
+  // Creation goes to a reference of its own, so that the read targets keep serving the same page.
+  const writer = await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
+  const create = (duration: number) =>
+    autocannon({
+      url: `${writer.value}/api/v1/contacts`,
+      method: "POST",
+      connections: WRITE_CONNECTIONS,
+      duration,
+      headers: { ...AUTH, "Content-Type": "application/json" },
+      body: JSON.stringify({ type: "CLIENT", name: "Bench contact", email: "bench@example.com" }),
+    });
+
+  const reads = new Map<string, Sample[]>();
+  const creations: Sample[] = [];
+  for (let round = 0; round <= ROUNDS; round += 1) {
+    const warmUp = round === 0;
+    const duration = warmUp ? 1 : DURATION_S;
+    for (const read of READS) {
+      for (const t of targets) {
+        const s = sample(
+          await autocannon({ url: t.url[read], connections: READ_CONNECTIONS, duration, headers: t.headers }),
+          `${t.name} ${read}`,
+        );
+        if (!warmUp) reads.set(`${read}|${t.name}`, [...(reads.get(`${read}|${t.name}`) ?? []), s]);
+      }
+    }
+    const c = sample(await create(duration), "creation");
+    if (!warmUp) creations.push(c);
+    process.stderr.write(warmUp ? "warm-up done\n" : `round ${round}/${ROUNDS} done\n`);
+  }
+  for (const c of [reference, express, http, jsonServer, writer]) await stopAndWait(c.child);
+
+  // Requests per second, latency, and the reference's ratio to each target, round by round.
+  const rows: string[][] = [["read", "target", "req/s", "p50 ms", "p99 ms", "reference ÷ target"]];
+  for (const read of READS) {
+    const ref = reads.get(`${read}|reference`) ?? [];
+    for (const t of targets) {
+      const xs = reads.get(`${read}|${t.name}`) ?? [];
+      const ratio = t.name === "reference" ? "" : median(ref.map((r, i) => r.rps / (xs[i]?.rps ?? NaN)));
+      rows.push([
+        t.name === "reference" ? read : "",
+        t.name,
+        median(xs.map((x) => x.rps)).toFixed(0),
+        median(xs.map((x) => x.p50)).toFixed(1),
+        median(xs.map((x) => x.p99)).toFixed(1),
+        typeof ratio === "number" ? `${ratio.toFixed(2)}×` : "",
+      ]);
+    }
+  }
+  rows.push([
+    "creation",
+    "reference",
+    median(creations.map((c) => c.rps)).toFixed(0),
+    median(creations.map((c) => c.p50)).toFixed(1),
+    median(creations.map((c) => c.p99)).toFixed(1),
+    "",
+  ]);
+  printTable(rows);
+  console.log("(medians over the rounds; the ratio is the median of each round's ratio)\n");
+
+  // Start: from spawning node to the first API answer, default flags and fixtures.
+  const startTimes: number[] = [];
+  for (let i = 0; i < START_RUNS; i += 1) {
+    startTimes.push(await timeToFirstAnswer(process.execPath, [BIN, "--port", "0", "--quiet"]));
+  }
+  console.log(
+    `Start, node dist/src/bin.js to first answer: median ${median(startTimes).toFixed(0)} ms ` +
+      `(min ${Math.min(...startTimes).toFixed(0)}, max ${Math.max(...startTimes).toFixed(0)}, ${START_RUNS} runs)`,
+  );
+  const npmTimes: number[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    npmTimes.push(await timeToFirstAnswer("npm", ["start", "--", "--port", "0", "--quiet"]));
+  }
+  console.log(`npm start to first answer, dist/ current: median ${median(npmTimes).toFixed(0)} ms (3 runs)`);
+
+  // Memory with RSS_CONTACTS contacts in org_lumiere, created through the API.
+  const big = await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
+  const have = (
+    JSON.parse((await get(`${big.value}/api/v1/contacts?limit=200`, AUTH)).toString()) as {
+      data: unknown[];
+    }
+  ).data.length;
+  const filled = await autocannon({
+    url: `${big.value}/api/v1/contacts`,
+    method: "POST",
+    connections: WRITE_CONNECTIONS,
+    amount: RSS_CONTACTS - have,
+    headers: { ...AUTH, "Content-Type": "application/json" },
+    body: JSON.stringify({ type: "CLIENT", name: "Bench contact", email: "bench@example.com" }),
+  });
+  if (filled["2xx"] !== RSS_CONTACTS - have) throw new Error(`only ${filled["2xx"]} contacts were created`);
+  await get(`${big.value}/api/v1/contacts?limit=200`, AUTH);
+  await sleep(1_000);
+  console.log(
+    `RSS with ${RSS_CONTACTS} contacts in one organization: ${rssMiB(big.child.pid).toFixed(0)} MiB`,
+  );
+  await stopAndWait(big.child);
+}
+
+async function timeToFirstAnswer(command: string, args: string[]): Promise<number> {
+  const t0 = performance.now();
+  const { child, value } = await start(command, args, baseUrlLine);
+  await get(`${value}/api/v1/contacts?limit=1`, AUTH);
+  const ms = performance.now() - t0;
+  await stopAndWait(child);
+  return ms;
+}
+
+function printTable(rows: string[][]): void {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  for (const r of rows) {
+    console.log(
+      r
+        .map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    );
+  }
+}
+
+await main();

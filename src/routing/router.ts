@@ -1,6 +1,7 @@
 import express, { type Router } from "express";
 import { requireScope } from "../auth/authenticate.js";
 import { ApiError } from "../errors.js";
+import { sendData } from "../serialization/envelope.js";
 import { validate } from "../validation/validate.js";
 import { jsonBody } from "./body.js";
 import { ANNOUNCED, type Route } from "./routes.js";
@@ -26,7 +27,7 @@ export function buildRouter(
       const body = r.body === undefined ? undefined : validate(r.body, res.locals.json, "body");
       const data = r.handle({ query, body, auth });
       if (r.method !== "get") await durable();
-      res.status(r.status).json({ data });
+      sendData(res, r.status, data);
     });
   }
   for (const a of ANNOUNCED) {

@@ -186,18 +186,43 @@ export type ExpenseJson = z.infer<typeof ExpenseJson>;
 const toMoney = (d: Decimal): string => d.toFixed(4);
 const toInstant = (d: Date): string => d.toISOString();
 
-export const toContact = (c: Contact): ContactJson => ({
-  id: c.id,
-  type: c.type,
-  name: c.name,
-  email: c.email,
-  phone: c.phone,
-  address: c.address,
-  taxNumberTPS: c.taxNumberTPS,
-  taxNumberTVQ: c.taxNumberTVQ,
-  createdAt: toInstant(c.createdAt),
-  updatedAt: toInstant(c.updatedAt),
-});
+/**
+ * The store freezes a record when it stores it and never changes it after, so its served shape is
+ * the same on every read: it is built on the first read and kept beside the record (a WeakMap, so
+ * that a record the store drops takes its shape with it). Lists read the same records again and
+ * again; formatting their timestamps and decimals once is the cheaper half of a list's cost (the
+ * other, the JSON text, is kept by `envelope.ts` under the shape). A record not frozen, one that
+ * did not come from the store, is served as it is now and not kept.
+ */
+function onceFrozen<R extends object, J extends object>(toJson: (record: R) => J): (record: R) => J {
+  const shapes = new WeakMap<R, J>();
+  return (record) => {
+    const known = shapes.get(record);
+    if (known !== undefined) return known;
+    const shape = toJson(record);
+    if (!Object.isFrozen(record)) return shape;
+    for (const value of Object.values(shape)) {
+      if (typeof value === "object" && value !== null) Object.freeze(value);
+    }
+    shapes.set(record, Object.freeze(shape));
+    return shape;
+  };
+}
+
+export const toContact = onceFrozen(
+  (c: Contact): ContactJson => ({
+    id: c.id,
+    type: c.type,
+    name: c.name,
+    email: c.email,
+    phone: c.phone,
+    address: c.address,
+    taxNumberTPS: c.taxNumberTPS,
+    taxNumberTVQ: c.taxNumberTVQ,
+    createdAt: toInstant(c.createdAt),
+    updatedAt: toInstant(c.updatedAt),
+  }),
+);
 
 export const toContactCreated = (c: Contact, sent: ContactCreateInput): ContactCreatedJson => ({
   id: c.id,
@@ -208,43 +233,49 @@ export const toContactCreated = (c: Contact, sent: ContactCreateInput): ContactC
   createdAt: toInstant(c.createdAt),
 });
 
-export const toProduct = (p: Product): ProductJson => ({
-  id: p.id,
-  sku: p.sku,
-  name: p.name,
-  description: p.description,
-  type: p.type,
-  unitPrice: toMoney(p.unitPrice),
-  taxable: p.taxable,
-  createdAt: toInstant(p.createdAt),
-  updatedAt: toInstant(p.updatedAt),
-});
+export const toProduct = onceFrozen(
+  (p: Product): ProductJson => ({
+    id: p.id,
+    sku: p.sku,
+    name: p.name,
+    description: p.description,
+    type: p.type,
+    unitPrice: toMoney(p.unitPrice),
+    taxable: p.taxable,
+    createdAt: toInstant(p.createdAt),
+    updatedAt: toInstant(p.updatedAt),
+  }),
+);
 
-export const toInvoice = (i: Invoice): InvoiceJson => ({
-  id: i.id,
-  invoiceNumber: i.invoiceNumber,
-  date: toInstant(i.date),
-  dueDate: toInstant(i.dueDate),
-  status: i.status,
-  subtotal: toMoney(i.subtotal),
-  tps: toMoney(i.tps),
-  tvq: toMoney(i.tvq),
-  total: toMoney(i.total),
-  description: i.description,
-  contact: { ...i.contact },
-  createdAt: toInstant(i.createdAt),
-});
+export const toInvoice = onceFrozen(
+  (i: Invoice): InvoiceJson => ({
+    id: i.id,
+    invoiceNumber: i.invoiceNumber,
+    date: toInstant(i.date),
+    dueDate: toInstant(i.dueDate),
+    status: i.status,
+    subtotal: toMoney(i.subtotal),
+    tps: toMoney(i.tps),
+    tvq: toMoney(i.tvq),
+    total: toMoney(i.total),
+    description: i.description,
+    contact: { ...i.contact },
+    createdAt: toInstant(i.createdAt),
+  }),
+);
 
-export const toExpense = (e: Expense): ExpenseJson => ({
-  id: e.id,
-  date: toInstant(e.date),
-  status: e.status,
-  amount: toMoney(e.amount),
-  tps: toMoney(e.tps),
-  tvq: toMoney(e.tvq),
-  total: toMoney(e.total),
-  description: e.description,
-  contact: { ...e.contact },
-  account: { ...e.account },
-  createdAt: toInstant(e.createdAt),
-});
+export const toExpense = onceFrozen(
+  (e: Expense): ExpenseJson => ({
+    id: e.id,
+    date: toInstant(e.date),
+    status: e.status,
+    amount: toMoney(e.amount),
+    tps: toMoney(e.tps),
+    tvq: toMoney(e.tvq),
+    total: toMoney(e.total),
+    description: e.description,
+    contact: { ...e.contact },
+    account: { ...e.account },
+    createdAt: toInstant(e.createdAt),
+  }),
+);

@@ -11,6 +11,7 @@
  * contacts in one organization.
  *
  * Not in CI: timings are noisy. Usage: npm run bench [-- --rounds 5 --duration 3 --start-runs 10]
+ * [--reads list,filtered,before] [--only-reads] [--contacts 100000]
  */
 import autocannon, { type Result } from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -30,12 +31,16 @@ const { values } = parseArgs({
     duration: { type: "string", default: "3" },
     "start-runs": { type: "string", default: "10" },
     contacts: { type: "string", default: "100000" },
+    reads: { type: "string", default: "list,filtered,before" },
+    "only-reads": { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
 const DURATION_S = Number(values.duration);
 const START_RUNS = Number(values["start-runs"]);
 const RSS_CONTACTS = Number(values.contacts);
+/** Reads only, no creation, start or memory: for a quick look while working on the read path. */
+const ONLY_READS = values["only-reads"];
 const READ_CONNECTIONS = 20;
 const WRITE_CONNECTIONS = 32;
 
@@ -52,6 +57,7 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "fixtures", "tokens.json"), 
 const TOKEN = manifest.tokens.find((t) => t.label === "lumiere-full")?.token;
 if (TOKEN === undefined) throw new Error("fixtures/tokens.json has no lumiere-full token");
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
+const NEW_CONTACT = JSON.stringify({ type: "CLIENT", name: "Bench contact", email: "bench@example.com" });
 
 // ---------------------------------------------------------------- processes
 
@@ -123,6 +129,13 @@ async function stopAndWait(child: ChildProcess): Promise<void> {
   await Promise.race([exited, sleep(5_000)]);
 }
 
+/** User + system CPU time the process has used so far, in ms (Linux: /proc, in clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  // After the command name: utime and stime are the 12th and 13th fields.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssMiB(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
@@ -145,25 +158,40 @@ interface Sample {
   rps: number;
   p50: number;
   p99: number;
+  /** The target's CPU time per answer, in µs: steadier than req/s when the machine is shared. */
+  cpu: number;
 }
 
-function sample(result: Result, what: string): Sample {
+/** Runs autocannon against `pid`'s server and counts the CPU time `pid` spent meanwhile. */
+async function measure(options: Parameters<typeof autocannon>[0], pid: number | undefined, what: string) {
+  const cpu0 = cpuMs(pid);
+  const result = await autocannon(options);
+  return sample(result, (cpuMs(pid) - cpu0) * 1000, what);
+}
+
+function sample(result: Result, cpuUs: number, what: string): Sample {
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) {
     throw new Error(
       `${what}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
     );
   }
-  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpu: cpuUs / result.requests.total,
+  };
 }
 
 // ---------------------------------------------------------------- targets
 
 type Read = "list" | "filtered" | "before";
-const READS: Read[] = ["list", "filtered", "before"];
+const READS = values.reads.split(",").filter((r): r is Read => ["list", "filtered", "before"].includes(r));
 
 interface Target {
   name: string;
+  pid: number | undefined;
   url: Record<Read, string>;
   headers: Record<string, string>;
 }
@@ -246,8 +274,9 @@ async function run(work: string): Promise<void> {
     (line) => /PORT :(\d+)/.exec(line)?.[1],
     work,
   );
-  const bare = (name: string, port: string): Target => ({
+  const bare = (name: string, { child, value: port }: { child: ChildProcess; value: string }): Target => ({
     name,
+    pid: child.pid,
     url: {
       list: `http://127.0.0.1:${port}/list`,
       filtered: `http://127.0.0.1:${port}/filtered`,
@@ -257,11 +286,12 @@ async function run(work: string): Promise<void> {
   });
   const js = `http://127.0.0.1:${jsonServer.value}/contacts?_sort=-createdAt`;
   const targets: Target[] = [
-    { name: "reference", url: referenceUrl, headers: AUTH },
-    bare("bare Express 5", express.value),
-    bare("bare node:http", http.value),
+    { name: "reference", pid: reference.child.pid, url: referenceUrl, headers: AUTH },
+    bare("bare Express 5", express),
+    bare("bare node:http", http),
     {
       name: "json-server",
+      pid: jsonServer.child.pid,
       // json-server's own way to the same records: `_lt` compares numbers only, so the before read
       // is its offset instead.
       url: {
@@ -290,16 +320,22 @@ async function run(work: string): Promise<void> {
   );
 
   // Creation goes to a reference of its own, so that the read targets keep serving the same page.
-  const writer = await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
+  const writer = ONLY_READS
+    ? undefined
+    : await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
   const create = (duration: number) =>
-    autocannon({
-      url: `${writer.value}/api/v1/contacts`,
-      method: "POST",
-      connections: WRITE_CONNECTIONS,
-      duration,
-      headers: { ...AUTH, "Content-Type": "application/json" },
-      body: JSON.stringify({ type: "CLIENT", name: "Bench contact", email: "bench@example.com" }),
-    });
+    measure(
+      {
+        url: `${writer?.value}/api/v1/contacts`,
+        method: "POST",
+        connections: WRITE_CONNECTIONS,
+        duration,
+        headers: { ...AUTH, "Content-Type": "application/json" },
+        body: NEW_CONTACT,
+      },
+      writer?.child.pid,
+      "creation",
+    );
 
   const reads = new Map<string, Sample[]>();
   const creations: Sample[] = [];
@@ -308,21 +344,27 @@ async function run(work: string): Promise<void> {
     const duration = warmUp ? 1 : DURATION_S;
     for (const read of READS) {
       for (const t of targets) {
-        const s = sample(
-          await autocannon({ url: t.url[read], connections: READ_CONNECTIONS, duration, headers: t.headers }),
+        const s = await measure(
+          { url: t.url[read], connections: READ_CONNECTIONS, duration, headers: t.headers },
+          t.pid,
           `${t.name} ${read}`,
         );
         if (!warmUp) reads.set(`${read}|${t.name}`, [...(reads.get(`${read}|${t.name}`) ?? []), s]);
       }
     }
-    const c = sample(await create(duration), "creation");
-    if (!warmUp) creations.push(c);
+    if (!ONLY_READS) {
+      const c = await create(duration);
+      if (!warmUp) creations.push(c);
+    }
     process.stderr.write(warmUp ? "warm-up done\n" : `round ${round}/${ROUNDS} done\n`);
   }
-  for (const c of [reference, express, http, jsonServer, writer]) await stopAndWait(c.child);
+  for (const c of [reference, express, http, jsonServer, writer])
+    if (c !== undefined) await stopAndWait(c.child);
 
   // Requests per second, latency, and the reference's ratio to each target, round by round.
-  const rows: string[][] = [["read", "target", "req/s", "p50 ms", "p99 ms", "reference ÷ target"]];
+  const rows: string[][] = [
+    ["read", "target", "req/s", "p50 ms", "p99 ms", "CPU µs/req", "reference ÷ target"],
+  ];
   for (const read of READS) {
     const ref = reads.get(`${read}|reference`) ?? [];
     for (const t of targets) {
@@ -334,20 +376,25 @@ async function run(work: string): Promise<void> {
         median(xs.map((x) => x.rps)).toFixed(0),
         median(xs.map((x) => x.p50)).toFixed(1),
         median(xs.map((x) => x.p99)).toFixed(1),
+        median(xs.map((x) => x.cpu)).toFixed(0),
         typeof ratio === "number" ? `${ratio.toFixed(2)}×` : "",
       ]);
     }
   }
-  rows.push([
-    "creation",
-    "reference",
-    median(creations.map((c) => c.rps)).toFixed(0),
-    median(creations.map((c) => c.p50)).toFixed(1),
-    median(creations.map((c) => c.p99)).toFixed(1),
-    "",
-  ]);
+  if (!ONLY_READS) {
+    rows.push([
+      "creation",
+      "reference",
+      median(creations.map((c) => c.rps)).toFixed(0),
+      median(creations.map((c) => c.p50)).toFixed(1),
+      median(creations.map((c) => c.p99)).toFixed(1),
+      median(creations.map((c) => c.cpu)).toFixed(0),
+      "",
+    ]);
+  }
   printTable(rows);
-  console.log("(medians over the rounds; the ratio is the median of each round's ratio)\n");
+  console.log("(medians over the rounds; the ratio is the median of each round's req/s ratio)\n");
+  if (ONLY_READS) return;
 
   // Start: from spawning node to the first API answer, default flags and fixtures.
   const startTimes: number[] = [];
@@ -377,7 +424,7 @@ async function run(work: string): Promise<void> {
     connections: WRITE_CONNECTIONS,
     amount: RSS_CONTACTS - have,
     headers: { ...AUTH, "Content-Type": "application/json" },
-    body: JSON.stringify({ type: "CLIENT", name: "Bench contact", email: "bench@example.com" }),
+    body: NEW_CONTACT,
   });
   if (filled["2xx"] !== RSS_CONTACTS - have) throw new Error(`only ${filled["2xx"]} contacts were created`);
   await get(`${big.value}/api/v1/contacts?limit=200`, AUTH);

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../clock.js";
 import { RollingWindowStore } from "./rate-limit.js";
@@ -60,5 +61,43 @@ describe("RollingWindowStore", () => {
     expect(s.increment("a").totalHits).toBe(2);
     s.resetKey("a");
     expect(s.increment("a").totalHits).toBe(1);
+  });
+
+  it("agrees with a plain log of accepted instants over long runs, decrements included", () => {
+    // Short windows and many hits, so that instants leave the window all the time and the log's
+    // skipped part is compacted again and again.
+    const step = fc.record({
+      advance: fc.integer({ min: 0, max: 5 }),
+      key: fc.constantFrom("a", "b"),
+      decrement: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 150 }),
+        fc.array(step, { minLength: 300, maxLength: 800 }),
+        (limit, steps) => {
+          const windowMs = 100;
+          const clock = new ManualClock(0);
+          const s = new RollingWindowStore({ limit, windowMs }, clock);
+          const model = new Map<string, number[]>();
+          for (const { advance, key, decrement } of steps) {
+            clock.advance(advance);
+            const now = clock.now().getTime();
+            const log = (model.get(key) ?? []).filter((t) => t > now - windowMs);
+            const accepted = log.length < limit;
+            if (accepted) log.push(now);
+            model.set(key, log);
+            const got = s.increment(key);
+            expect(got.totalHits).toBe(accepted ? log.length : limit + 1);
+            expect(got.resetTime?.getTime()).toBe((log[0] ?? now) + windowMs);
+            if (decrement) {
+              s.decrement(key);
+              log.pop();
+            }
+          }
+        },
+      ),
+      { seed: Number(process.env.FC_SEED ?? 20261122), numRuns: 100 },
+    );
   });
 });

@@ -2,12 +2,12 @@ import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Contact } from "../domain/model.js";
 import { testReference, type TestReference } from "../test-support/reference.js";
-import { dataJson, JSON_CONTENT_TYPE } from "./envelope.js";
+import { dataBody, JSON_CONTENT_TYPE } from "./envelope.js";
 import { toContact, toExpense, toInvoice, toProduct } from "./resources.js";
 
 const ALL = { limit: 1_000_000 };
 
-describe("the success envelope's JSON text", () => {
+describe("the success envelope's bytes", () => {
   let ref: TestReference;
   beforeAll(async () => {
     ref = await testReference();
@@ -16,8 +16,8 @@ describe("the success envelope's JSON text", () => {
   // A spread copy is not frozen, so it is serialized afresh: the kept text must be the same bytes.
   function expectSameText<R extends object>(records: readonly R[], serialize: (record: R) => object): void {
     const expected = JSON.stringify({ data: records.map((r) => serialize({ ...r })) });
-    expect(dataJson(records.map(serialize))).toBe(expected);
-    expect(dataJson(records.map(serialize))).toBe(expected);
+    expect(dataBody(records.map(serialize)).toString()).toBe(expected);
+    expect(dataBody(records.map(serialize)).toString()).toBe(expected);
   }
 
   it("is JSON.stringify({ data }) for every fixture list, on the first read and on later ones", () => {
@@ -42,17 +42,17 @@ describe("the success envelope's JSON text", () => {
     const [stored] = ref.store.listContacts("org_lumiere", { limit: 1 });
     if (stored === undefined) throw new Error("no contact in the fixtures");
     const loose: Contact = { ...stored };
-    const before = dataJson([toContact(loose)]);
+    const before = dataBody([toContact(loose)]).toString();
     loose.name = "Renamed";
-    expect(dataJson([toContact(loose)])).not.toBe(before);
-    expect(JSON.parse(dataJson([toContact(loose)]))).toEqual({
+    expect(dataBody([toContact(loose)]).toString()).not.toBe(before);
+    expect(JSON.parse(dataBody([toContact(loose)]).toString())).toEqual({
       data: [{ ...toContact(stored), name: "Renamed" }],
     });
   });
 
   it("is JSON.stringify for whatever else a handler answers", () => {
     for (const data of [{ a: 1, b: [null, "é"] }, [], [1, "x", null, { c: true }], "text"]) {
-      expect(dataJson(data)).toBe(JSON.stringify({ data }));
+      expect(dataBody(data).toString()).toBe(JSON.stringify({ data }));
     }
   });
 });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
+import { hash as hashOnce, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.js";
 import { drawBase62 } from "../domain/ids.js";
 import { SCOPES } from "../domain/model.js";
@@ -110,8 +110,9 @@ interface TokenRecord {
   readonly hint: string;
 }
 
+/** One-shot `crypto.hash` (Node 20.12+): every API request hashes its token, and it skips a Hash object. */
 function sha256(token: string): Buffer {
-  return createHash("sha256").update(token, "utf8").digest();
+  return hashOnce("sha256", token, "buffer");
 }
 
 function isValidDate(value: unknown): value is Date {

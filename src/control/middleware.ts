@@ -31,35 +31,35 @@ function tokenOf(state: ReferenceState, res: Response): { token?: string; organi
 }
 
 /** What looks like a bearer token in a query string is blanked: the journal never holds a secret. */
-function redactQuery(url: string, prefix: string): string {
+function redactQuery(url: string, prefix: string, token: RegExp): string {
   const q = url.indexOf("?");
   if (q < 0) return "";
-  return url.slice(q + 1).replace(new RegExp(`${prefix}_[0-9A-Za-z]{8,}`, "g"), `${prefix}_[redacted]`);
+  return url.slice(q + 1).replace(token, `${prefix}_[redacted]`);
 }
 
 export function journalRequests(state: ReferenceState): RequestHandler {
+  // The registry's prefix is fixed for its life, so the pattern is built once, not per request.
+  const prefix = state.tokens.prefix;
+  const token = new RegExp(`${prefix}_[0-9A-Za-z]{8,}`, "g");
   return (req, res, next) => {
     const started = performance.now();
     const time = state.clock.now();
-    let done = false;
-    const record = (answered: boolean) => {
-      if (done) return;
-      done = true;
-      const { token, organization } = tokenOf(state, res);
+    // A response emits "close" once it is over: after "finish" when it was sent in full, alone when
+    // the connection went first (a dropped request); one listener tells both apart.
+    res.once("close", () => {
+      const { token: label, organization } = tokenOf(state, res);
       state.journal.record({
         time,
         method: req.method,
         path: req.path,
-        query: redactQuery(req.originalUrl, state.tokens.prefix),
-        status: answered ? res.statusCode : null,
-        token: token ?? null,
+        query: redactQuery(req.originalUrl, prefix, token),
+        status: res.writableFinished ? res.statusCode : null,
+        token: label ?? null,
         organization: organization ?? null,
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         fault: res.locals.fault ?? null,
       });
-    };
-    res.once("finish", () => record(true));
-    res.once("close", () => record(res.writableFinished));
+    });
     next();
   };
 }

@@ -44,9 +44,10 @@ export function journalRequests(state: ReferenceState): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const time = state.clock.now();
-    // A response emits "close" once it is over: after "finish" when it was sent in full, alone when
-    // the connection went first (a dropped request); one listener tells both apart.
-    res.once("close", () => {
+    // A response emits "close" once, when it is over: after "finish" when it was sent in full, alone
+    // when the connection went first (a dropped request); one listener tells both apart. `on`, not
+    // `once`: the event cannot come twice, and `once` wraps and later unhooks a listener per request.
+    res.on("close", () => {
       const { token: label, organization } = tokenOf(state, res);
       state.journal.record({
         time,

@@ -1,0 +1,62 @@
+// `npm start` runs this first: it builds only when dist/ is older than what it is built from, so that
+// a start with an up-to-date build does not pay for the TypeScript compiler (seconds) each time.
+// `node scripts/build-if-stale.mjs --stamp` is the last step of `npm run build`: it marks dist/ as
+// built now. Plain JavaScript on purpose: it runs before there is any build.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const stamp = join(root, "dist", ".build-stamp");
+
+if (process.argv.includes("--stamp")) {
+  mkdirSync(dirname(stamp), { recursive: true });
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  process.exit(0);
+}
+
+/** What the build reads: tsconfig.build.json's sources (tests left out, as there) and the configs. */
+const INPUT_DIRS = ["src", "conformance"];
+const INPUT_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
+const notBuilt = (name) => name.endsWith(".test.ts") || name === "test-support";
+
+/** The newest modification time under `dir`, the folders' own included: a file deleted or renamed moves its folder's. */
+function newest(dir) {
+  let latest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (notBuilt(entry.name)) continue;
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+function builtAt() {
+  try {
+    return statSync(stamp).mtimeMs;
+  } catch {
+    return -Infinity; // never built here (a fresh clone) or built before stamps existed
+  }
+}
+
+const inputs = Math.max(
+  ...INPUT_DIRS.map((d) => newest(join(root, d))),
+  ...INPUT_FILES.map((f) => {
+    try {
+      return statSync(join(root, f)).mtimeMs;
+    } catch {
+      return -Infinity;
+    }
+  }),
+);
+
+if (inputs > builtAt()) {
+  // `npm run build` also writes the stamp. A shell on Windows, where npm is a .cmd file.
+  const result = spawnSync("npm", ["run", "build"], {
+    cwd: root,
+    stdio: "inherit",
+    shell: process.platform === "win32",
+  });
+  process.exit(result.status ?? 1);
+}

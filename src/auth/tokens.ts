@@ -53,19 +53,10 @@ export class TokenError extends Error {
  * A token's whole record as persistence keeps it: the SHA-256 of the token in hex, never the token.
  * What `export` gives and `restore` takes.
  */
-export interface TokenData {
-  id: string;
-  name: string;
-  organizationId: string;
-  scopes: Scope[];
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  requestCount: number;
+export type TokenData = Omit<TokenView, "status"> & {
+  /** Hex of the SHA-256 of the token. */
   hash: string;
-  hint: string;
-}
+};
 
 /**
  * What the registry tells its observer: a token created or revoked (`stored`, the whole record), or

@@ -34,11 +34,12 @@ export const DEFAULT_BODY_LIMIT_BYTES = 100 * 1024;
 /**
  * Builds the server over one reference state, with its doors side by side: the control surface under
  * /__control, the web pages (/, /settings/…, /docs, /openapi.json) and the API, which answers every
- * other path. No listening, flags or signals here: those
- * belong to the entry file.
+ * other path. No listening, flags or signals here: those belong to the entry file.
  */
 export function createApp(state: ReferenceState, options: AppOptions = {}): Express {
   const log = options.log ?? ((line) => console.error(line));
+  const allowedHosts = options.allowedHosts ?? [];
+  const control = options.control === undefined ? false : options.control;
   const app = express();
   app.disable("x-powered-by");
   // No ETags and no conditional requests: a 304 is an answer §4 does not list. `fresh` is redefined
@@ -49,24 +50,17 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
 
-  if (options.control !== undefined && options.control !== false) {
-    const control = new Control(state, options.latency ?? null);
+  if (control !== false) {
     app.use(
       "/__control",
-      controlDoor(control, { key: options.control.key, allowedHosts: options.allowedHosts ?? [], log }),
+      controlDoor(new Control(state, options.latency ?? null), { key: control.key, allowedHosts, log }),
     );
   }
   // The docs are a page of this server like the others: the pages' guard, no CORS.
-  app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts: options.allowedHosts ?? [] }));
+  app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts }));
   app.use(docsRouter(options.tryItToken === undefined ? {} : { tryItToken: options.tryItToken }));
   // The web pages (§5's token interface and a landing page): HTML, their own guard, never CORS.
-  app.use(
-    pagesDoor(state, {
-      allowedHosts: options.allowedHosts ?? [],
-      log,
-      control: options.control !== undefined && options.control !== false,
-    }),
-  );
+  app.use(pagesDoor(state, { allowedHosts, log, control: control !== false }));
   // Every other path is the API's, the door a client of the API meets whatever it mistypes: CORS,
   // then the token before the path (spec-gaps #26), then 404 in §7's envelope.
   app.use(

@@ -1,5 +1,7 @@
 import {
   createServer as createHttpServer,
+  IncomingMessage as NodeIncomingMessage,
+  ServerResponse as NodeServerResponse,
   STATUS_CODES,
   type IncomingMessage,
   type RequestListener,
@@ -122,6 +124,22 @@ function answer(res: ServerResponse, error: ApiError): void {
   res.end(body);
 }
 
+function bornWith(app: RequestListener & { request?: object; response?: object }) {
+  if (app.request === undefined || app.response === undefined) return {};
+  function Request(this: IncomingMessage, ...args: unknown[]): void {
+    Reflect.apply(NodeIncomingMessage, this, args);
+  }
+  Request.prototype = app.request;
+  function Response(this: ServerResponse, ...args: unknown[]): void {
+    Reflect.apply(NodeServerResponse, this, args);
+  }
+  Response.prototype = app.response;
+  return {
+    IncomingMessage: Request as unknown as typeof IncomingMessage,
+    ServerResponse: Response as unknown as typeof ServerResponse,
+  };
+}
+
 /**
  * Builds the HTTP server for `app` (the bin and tests then call `.listen`). Requests the app would
  * never see are answered here in §7's envelope, with CORS headers; everything else is the app's.
@@ -163,6 +181,7 @@ export function createServer(app: RequestListener, options: ServerOptions = {}):
       connectionsCheckingInterval: settings.timeoutCheckIntervalMs,
       requireHostHeader: false,
       insecureHTTPParser: false,
+      ...bornWith(app),
     },
     (req, res) => {
       current.set(req.socket, { req, res });

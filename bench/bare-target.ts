@@ -1,17 +1,20 @@
 /**
- * A bare server for `npm run bench`, run in its own process: `express` or `http`, sending for each
- * path the bytes the reference served for that read, with the reference's Content-Type. It stands
- * for the limit of Node (`http`) or of the framework (`express`): no parsing, no lookup, no
- * serialization. Usage: tsx bench/bare-target.ts express|http BODIES.json (prints its port).
+ * A bare server for `npm run bench`, run in its own process: `express`, `express-born` or `http`,
+ * sending for each path the bytes the reference served for that read, with the reference's
+ * Content-Type. It stands for the limit of Node (`http`) or of the framework (`express`): no
+ * parsing, no lookup, no serialization. `express-born` is the same app served as the reference
+ * serves its own (src/server.ts `appPrototypeOptions`), so that Express's floor under that option is
+ * known too. Usage: tsx bench/bare-target.ts express|express-born|http BODIES.json (prints its port).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { appPrototypeOptions } from "../src/server.js";
 
 const [kind, bodiesFile] = process.argv.slice(2);
-if ((kind !== "express" && kind !== "http") || bodiesFile === undefined) {
-  console.error("usage: bare-target.ts express|http BODIES.json");
+if ((kind !== "express" && kind !== "express-born" && kind !== "http") || bodiesFile === undefined) {
+  console.error("usage: bare-target.ts express|express-born|http BODIES.json");
   process.exit(2);
 }
 const raw = JSON.parse(readFileSync(bodiesFile, "utf8")) as Record<string, string>;
@@ -38,7 +41,7 @@ if (kind === "http") {
       res.type(CONTENT_TYPE).send(body);
     });
   }
-  server = createServer(app);
+  server = kind === "express-born" ? createServer(appPrototypeOptions(app), app) : createServer(app);
 }
 server.listen(0, "127.0.0.1");
 server.once("listening", () => console.log((server.address() as AddressInfo).port));

@@ -2,7 +2,8 @@
  * `npm run bench`: the reference against what a list read could cost, on loopback, interleaved.
  *
  * Targets, each in its own process: the reference (`node dist/src/bin.js`, the built entry users
- * run), a bare Express 5 app and a bare `node:http` server sending the reference's own bytes for the
+ * run), a bare Express 5 app (served plainly, and served as the reference serves its own: "born" on
+ * the app's prototypes) and a bare `node:http` server sending the reference's own bytes for the
  * same read, and json-server serving the same contacts. Reads: the list (`limit=50`), a filtered
  * list (`type=CLIENT`) and a `before` read. Each round runs every read against every target in
  * turn (A B C D A B C D …), so that noise from other work on the machine falls on all of them
@@ -261,6 +262,11 @@ async function run(work: string): Promise<void> {
     ["--import", "tsx", "bench/bare-target.ts", "express", bodiesFile],
     portLine,
   );
+  const expressBorn = await start(
+    process.execPath,
+    ["--import", "tsx", "bench/bare-target.ts", "express-born", bodiesFile],
+    portLine,
+  );
   const http = await start(
     process.execPath,
     ["--import", "tsx", "bench/bare-target.ts", "http", bodiesFile],
@@ -288,6 +294,7 @@ async function run(work: string): Promise<void> {
   const targets: Target[] = [
     { name: "reference", pid: reference.child.pid, url: referenceUrl, headers: AUTH },
     bare("bare Express 5", express),
+    bare("bare Express 5, born", expressBorn),
     bare("bare node:http", http),
     {
       name: "json-server",
@@ -304,11 +311,11 @@ async function run(work: string): Promise<void> {
   ];
   // Same records everywhere, or the comparison means nothing.
   for (const read of READS) {
-    const ids = (await get(targets[3]?.url[read] ?? "")).toString();
+    const ids = (await get(targets.find((t) => t.name === "json-server")?.url[read] ?? "")).toString();
     const theirs = (JSON.parse(ids) as ContactJson[]).map((c) => c.id).join();
     if (theirs !== served[read].map((c) => c.id).join())
       throw new Error(`json-server serves other ${read} records`);
-    for (const t of targets.slice(1, 3)) {
+    for (const t of targets.filter((t) => t.name.startsWith("bare"))) {
       if (!(await get(t.url[read])).equals(Buffer.from(bodies[`/${read}`] ?? "", "base64"))) {
         throw new Error(`${t.name} serves other bytes for ${read}`);
       }
@@ -358,7 +365,7 @@ async function run(work: string): Promise<void> {
     }
     process.stderr.write(warmUp ? "warm-up done\n" : `round ${round}/${ROUNDS} done\n`);
   }
-  for (const c of [reference, express, http, jsonServer, writer])
+  for (const c of [reference, express, expressBorn, http, jsonServer, writer])
     if (c !== undefined) await stopAndWait(c.child);
 
   // Requests per second, latency, and the reference's ratio to each target, round by round.

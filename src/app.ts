@@ -3,8 +3,8 @@ import { Control, type Latency } from "./control/control.js";
 import { controlDoor } from "./control/door.js";
 import { randomIds, type IdGenerator } from "./domain/ids.js";
 import { docsRouter } from "./pages/docs.js";
-import { pagesDoor } from "./pages/door.js";
 import { pageGuard } from "./pages/guard.js";
+import { pagesDoorOnFirstVisit } from "./pages/on-first-visit.js";
 import { apiDoor } from "./routing/api.js";
 import { errorHandler } from "./routing/errors.js";
 import { parseQuery } from "./routing/query.js";
@@ -60,7 +60,7 @@ export function createApp(state: ReferenceState, options: AppOptions = {}): Expr
   app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts }));
   app.use(docsRouter(options.tryItToken === undefined ? {} : { tryItToken: options.tryItToken }));
   // The web pages (§5's token interface and a landing page): HTML, their own guard, never CORS.
-  app.use(pagesDoor(state, { allowedHosts, log, control: control !== false }));
+  app.use(pagesDoorOnFirstVisit(state, { allowedHosts, log, control: control !== false }));
   // Every other path is the API's, the door a client of the API meets whatever it mistypes: CORS,
   // then the token before the path (spec-gaps #26), then 404 in §7's envelope.
   app.use(

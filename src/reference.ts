@@ -8,8 +8,7 @@ import { drawBase62, type IdGenerator } from "./domain/ids.js";
 import { loadFixtures } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { defaultFixturesDir } from "./fixtures/paths.js";
-import { DataDir, type DataReport } from "./persistence/data-dir.js";
-import { DataError } from "./persistence/load.js";
+import type { DataDir, DataReport } from "./persistence/data-dir.js";
 import type { RateLimitOptions } from "./routing/rate-limit.js";
 import { ReferenceState } from "./state.js";
 import type { Store } from "./store/store.js";
@@ -88,19 +87,21 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     clock,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
   });
-  const dataDir =
-    options.dataDir === undefined
-      ? null
-      : await openData(state, {
-          dir: options.dataDir,
-          fixturesDir,
-          tokenPrefix: prefix,
-          ...options.persistence,
-          // Without a handler of its own, the failure is logged and every later write answers 500.
-          onFatal: options.onPersistenceFailure ?? ((err) => (options.log ?? console.error)(err.message)),
-          // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
-          keepClock: options.now === undefined,
-        });
+  let dataDir: DataDir | null = null;
+  if (options.dataDir !== undefined) {
+    // Loaded only with --data: the journal's code and write-file-atomic are no cost of a plain start.
+    const { openData } = await import("./persistence/open.js");
+    dataDir = await openData(state, {
+      dir: options.dataDir,
+      fixturesDir,
+      tokenPrefix: prefix,
+      ...options.persistence,
+      // Without a handler of its own, the failure is logged and every later write answers 500.
+      onFatal: options.onPersistenceFailure ?? ((err) => (options.log ?? console.error)(err.message)),
+      // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
+      keepClock: options.now === undefined,
+    });
+  }
   const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
   const latency = options.latency ?? null;
   const app = createApp(state, {
@@ -140,40 +141,6 @@ function tryItToken(manifest: TokenManifest): { tryItToken?: string } {
       organizations.get(t.organization) === true,
   );
   return token === undefined ? {} : { tryItToken: token.token };
-}
-
-/** Reads the data directory into the state, then journals every later change there. */
-async function openData(
-  state: ReferenceState,
-  options: Parameters<typeof DataDir.open>[0] & { keepClock: boolean },
-): Promise<DataDir> {
-  const started = performance.now();
-  const { dataDir, loaded } = await DataDir.open(options);
-  try {
-    let keptClock = false;
-    if (loaded !== null) {
-      state.restore(loaded.snapshot.state);
-      for (const { change, at } of loaded.changes) {
-        try {
-          state.apply(change);
-        } catch (err) {
-          throw new DataError(
-            `${at}: cannot be applied (${err instanceof Error ? err.message : String(err)})`,
-          );
-        }
-      }
-      keptClock = state.clock.setting() !== null;
-      if (!options.keepClock) state.clock.applySetting(null);
-    }
-    await dataDir.start(state, loaded, performance.now() - started);
-    state.attach(dataDir);
-    // A kept clock that --now overrides is forgotten, so that a later start without --now runs on time.
-    if (keptClock && !options.keepClock) state.clock.restore();
-    return dataDir;
-  } catch (err) {
-    await dataDir.close();
-    throw err;
-  }
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */

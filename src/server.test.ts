@@ -1,7 +1,8 @@
-import type { Server } from "node:http";
+import { IncomingMessage, ServerResponse, type Server } from "node:http";
+import express from "express";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CORS_EXPOSED_HEADERS } from "./routing/cors.js";
-import { createServer, SERVER_DEFAULTS, type ServerOptions } from "./server.js";
+import { createServer, SERVER_DEFAULTS, type App, type ServerOptions } from "./server.js";
 import {
   close,
   exchange,
@@ -228,5 +229,41 @@ describe("header count", () => {
     const filler = Array.from({ length: 2100 }, () => "a: 1");
     const res = only(await exchange(port, get([bearer(), ...filler, "Authorization: Bearer other"])));
     expectEnvelope(res, 401, "unauthorized");
+  });
+});
+
+describe("the request and response objects", () => {
+  const serve = async (app: App) => {
+    const own = createServer(app);
+    const at = await listen(own);
+    try {
+      return await (await fetch(`http://127.0.0.1:${at}/x`)).text();
+    } finally {
+      await close(own);
+    }
+  };
+
+  it("are born on an Express app's own prototypes, so Express's per-request swap changes nothing", async () => {
+    const app = express().get("/x", (_req, res) => void res.send("ok"));
+    let born: unknown[] = [];
+    const watched = Object.assign(
+      (req: IncomingMessage, res: ServerResponse) => {
+        born = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];
+        app(req, res);
+      },
+      { request: app.request, response: app.response },
+    );
+    expect(await serve(watched)).toBe("ok");
+    expect(born).toEqual([app.request, app.response]);
+  });
+
+  it("are Node's own for a plain listener", async () => {
+    let born: unknown[] = [];
+    const plain = (req: IncomingMessage, res: ServerResponse) => {
+      born = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];
+      res.end("ok");
+    };
+    expect(await serve(plain)).toBe("ok");
+    expect(born).toEqual([IncomingMessage.prototype, ServerResponse.prototype]);
   });
 });

@@ -6,6 +6,7 @@ import {
   type IncomingMessage,
   type RequestListener,
   type Server,
+  type ServerOptions as HttpServerOptions,
   type ServerResponse,
 } from "node:http";
 import type { Duplex } from "node:stream";
@@ -124,27 +125,50 @@ function answer(res: ServerResponse, error: ApiError): void {
   res.end(body);
 }
 
-function bornWith(app: RequestListener & { request?: object; response?: object }) {
-  if (app.request === undefined || app.response === undefined) return {};
+/** What `createServer` serves: any request listener; an Express app's prototypes are used as below. */
+export type App = RequestListener & { request?: object; response?: object };
+
+/**
+ * Node's options under which it builds each request and response on the app's own prototypes
+ * (`app.request`, `app.response`, where Express keeps its request and response methods).
+ *
+ * Express 5 otherwise swaps both prototypes on every request (`Object.setPrototypeOf`). V8 takes an
+ * object whose prototype changed after its creation off its fast paths: that swap cost about as much
+ * CPU as everything the API does for a list read (issue #11: 199 → 103 µs per read), and sent
+ * several KB per request to the old generation of the heap. Born with the app's prototypes, the
+ * objects are already what the swap makes them, and it changes nothing. Correctness never depends
+ * on it: were Express to swap to other prototypes, it would do so as before, only slower.
+ *
+ * Node's IncomingMessage and ServerResponse are constructor functions: each runs on the object
+ * `new` made from the app's prototype, as it would on its own. Were they ever classes (which cannot
+ * be called so), Node's own objects are used, as with a plain listener.
+ */
+export function appPrototypeOptions(app: App): Pick<HttpServerOptions, "IncomingMessage" | "ServerResponse"> {
+  const { request, response } = app;
+  if (request === undefined || response === undefined) return {};
+  if (isClass(NodeIncomingMessage) || isClass(NodeServerResponse)) return {};
   function Request(this: IncomingMessage, ...args: unknown[]): void {
     Reflect.apply(NodeIncomingMessage, this, args);
   }
-  Request.prototype = app.request;
+  Request.prototype = request;
   function Response(this: ServerResponse, ...args: unknown[]): void {
     Reflect.apply(NodeServerResponse, this, args);
   }
-  Response.prototype = app.response;
+  Response.prototype = response;
   return {
     IncomingMessage: Request as unknown as typeof IncomingMessage,
     ServerResponse: Response as unknown as typeof ServerResponse,
   };
 }
 
+const isClass = (f: unknown): boolean =>
+  typeof f === "function" && Function.prototype.toString.call(f).startsWith("class");
+
 /**
  * Builds the HTTP server for `app` (the bin and tests then call `.listen`). Requests the app would
  * never see are answered here in §7's envelope, with CORS headers; everything else is the app's.
  */
-export function createServer(app: RequestListener, options: ServerOptions = {}): Server {
+export function createServer(app: App, options: ServerOptions = {}): Server {
   const settings = { ...SERVER_DEFAULTS, ...options };
   // The exchange in progress on each connection: a protocol error that arrives while a response is
   // being written must not write a second one into it.
@@ -181,7 +205,7 @@ export function createServer(app: RequestListener, options: ServerOptions = {}):
       connectionsCheckingInterval: settings.timeoutCheckIntervalMs,
       requireHostHeader: false,
       insecureHTTPParser: false,
-      ...bornWith(app),
+      ...appPrototypeOptions(app),
     },
     (req, res) => {
       current.set(req.socket, { req, res });

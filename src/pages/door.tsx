@@ -21,6 +21,7 @@ import {
   type NewTokenValues,
 } from "./forms.js";
 import { pageGuard, securityHeaders } from "./guard.js";
+import { isPagePath } from "./paths.js";
 import { renderPage, type PageContext } from "./layout.js";
 import { ErrorPage, LandingPage } from "./other-pages.js";
 import { COOKIE_OPTIONS, CSRF_COOKIE, ORGANIZATION_COOKIE, PageSessions, cookieValue } from "./session.js";
@@ -41,13 +42,6 @@ export interface PagesDoorOptions extends LocalOnlyOptions {
   /** Whether the control surface is open, for the landing page to say so. */
   control?: boolean;
 }
-
-/** The files under /assets/ that belong to the pages; any other /assets/ path is left to the other doors. */
-const ASSETS = new Set(["/assets/pages.css", "/assets/pages.js"]);
-
-/** The paths the pages answer, with their own 404 page; every other path is left to the other doors. */
-export const isPagePath = (path: string): boolean =>
-  path === "/" || path === "/settings" || path.startsWith("/settings/") || ASSETS.has(path);
 
 /** The organization cookie outlives the browser session: the fake's "stay signed in". */
 const ORGANIZATION_MAX_AGE_MS = 30 * 86_400_000;

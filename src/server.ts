@@ -214,7 +214,11 @@ export function createServer(app: App, options: ServerOptions = {}): Server {
         answer(res, invalid(problem));
         return;
       }
-      app(req, res);
+      // Handled in the check phase, once the poll phase has read every connection that had input,
+      // rather than inside this connection's read: under concurrent clients the server then reads,
+      // answers and writes in batches. Issue #11 measured 20 connections on 2 cores at about 125 µs of
+      // CPU per list read handled at once and 100 µs deferred (one client alone: no difference).
+      setImmediate(app, req, res);
     },
   );
   // Node keeps the first 2000 header lines and drops the rest without a word, so a second

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the reference against what a list read could cost, on loopback, interleaved.
  *
- * Targets, each in its own process: the reference (`node dist/src/bin.js`, the built entry users
+ * Targets, each in its own process: the reference (`node dist/bundle/bin.js`, the built entry users
  * run), a bare Express 5 app (served plainly, and served as the reference serves its own: "born" on
  * the app's prototypes) and a bare `node:http` server sending the reference's own bytes for the
  * same read, and json-server serving the same contacts. Reads: the list (`limit=50`), a filtered
@@ -46,7 +46,7 @@ const READ_CONNECTIONS = 20;
 const WRITE_CONNECTIONS = 32;
 
 const ROOT = join(import.meta.dirname, "..");
-const BIN = join(ROOT, "dist", "src", "bin.js");
+const BIN = join(ROOT, "dist", "bundle", "bin.js");
 const JSON_SERVER = join(ROOT, "node_modules", "json-server", "lib", "bin.js");
 // High enough that the benchmark never meets a 429; the counting itself still runs on every request.
 const NO_LIMIT = ["--rate-limit", "1000000000"];
@@ -409,7 +409,7 @@ async function run(work: string): Promise<void> {
     startTimes.push(await timeToFirstAnswer(process.execPath, [BIN, "--port", "0", "--quiet"]));
   }
   console.log(
-    `Start, node dist/src/bin.js to first answer: median ${median(startTimes).toFixed(0)} ms ` +
+    `Start, node dist/bundle/bin.js to first answer: median ${median(startTimes).toFixed(0)} ms ` +
       `(min ${Math.min(...startTimes).toFixed(0)}, max ${Math.max(...startTimes).toFixed(0)}, ${START_RUNS} runs)`,
   );
   const npmTimes: number[] = [];

@@ -1,4 +1,6 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,6 +65,7 @@ describe("the packed kit", () => {
       );
       const files = packed.files.map((f) => f.path);
       expect(files).toContain("dist/conformance/bin.js");
+      expect(files).toContain("dist/bundle/bin.js");
       expect(files).toContain("fixtures/tokens.json");
       expect(files.some((f) => f.endsWith(".test.js"))).toBe(false);
 
@@ -97,6 +100,57 @@ describe("the packed kit", () => {
       );
       expect(client.code, client.stderr).toBe(0);
       expect(client.stdout.trim()).toBe("function");
+
+      // The reference's bin is the bundle (scripts/bundle.mjs): it starts from the installed package,
+      // and what loads on first use (pages, OpenAPI document, --data) is found there too.
+      const served = await serveInstalled(project, ["--data", join(project, "state")]);
+      try {
+        const auth = { Authorization: `Bearer ${served.token}` };
+        const contacts = await fetch(`${served.url}/api/v1/contacts?limit=1`, { headers: auth });
+        expect(contacts.status).toBe(200);
+        const created = await fetch(`${served.url}/api/v1/contacts`, {
+          method: "POST",
+          headers: { ...auth, "Content-Type": "application/json" },
+          body: JSON.stringify({ type: "CLIENT", name: "From the package" }),
+        });
+        expect(created.status).toBe(201);
+        for (const [path, type] of [
+          ["/settings/api-tokens", "text/html"],
+          ["/assets/pages.css", "text/css"],
+          ["/openapi.json", "application/json"],
+          ["/docs/assets/swagger-ui.css", "text/css"],
+        ] as const) {
+          const page = await fetch(`${served.url}${path}`);
+          expect(page.status, path).toBe(200);
+          expect(page.headers.get("content-type"), path).toContain(type);
+        }
+      } finally {
+        served.child.kill("SIGTERM");
+        await once(served.child, "exit");
+      }
     },
   );
 });
+
+/** Starts the installed `accounting-reference` on a free port; resolves with its URL and a fixture token. */
+async function serveInstalled(
+  project: string,
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; token: string }> {
+  const bin = join(project, "node_modules", ".bin", "accounting-reference");
+  const child = spawn(bin, ["--port", "0", ...args], {
+    cwd: project,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  let url: string | undefined;
+  for await (const line of lines) {
+    url ??= /listening on (http:\/\/\S+)/.exec(line)?.[1];
+    const token = /^lumiere-full\s.*\s(acct_\w+)$/.exec(line.trim())?.[1];
+    if (url !== undefined && token !== undefined) return { child, url, token };
+  }
+  throw new Error(`accounting-reference printed no URL and token: ${stderr}`);
+}

@@ -18,7 +18,13 @@ if (process.argv.includes("--stamp")) {
 
 /** What the build reads: tsconfig.build.json's sources (tests left out, as there) and the configs. */
 const INPUT_DIRS = ["src", "conformance"];
-const INPUT_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
+const INPUT_FILES = [
+  "tsconfig.json",
+  "tsconfig.build.json",
+  "package.json",
+  "package-lock.json",
+  "scripts/bundle.mjs",
+];
 const notBuilt = (name) => name.endsWith(".test.ts") || name === "test-support";
 
 /** The newest modification time under `dir`, the folders' own included: a file deleted or renamed moves its folder's. */

@@ -47,8 +47,8 @@ export interface PagesDoorOptions extends LocalOnlyOptions {
 const ORGANIZATION_MAX_AGE_MS = 30 * 86_400_000;
 
 /**
- * The assets folder, next to this file in the sources; from the build (dist/src/pages) the package
- * root is found as the fixtures' is, by walking up to package.json.
+ * The assets folder, next to this file in the sources; from the build (dist/src/pages, dist/bundle) the
+ * package root is found as the fixtures' is, by walking up to package.json.
  */
 function assetsDir(): string {
   const start = dirname(fileURLToPath(import.meta.url));

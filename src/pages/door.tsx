@@ -21,7 +21,6 @@ import {
   type NewTokenValues,
 } from "./forms.js";
 import { pageGuard, securityHeaders } from "./guard.js";
-import { isPagePath } from "./paths.js";
 import { renderPage, type PageContext } from "./layout.js";
 import { ErrorPage, LandingPage } from "./other-pages.js";
 import { COOKIE_OPTIONS, CSRF_COOKIE, ORGANIZATION_COOKIE, PageSessions, cookieValue } from "./session.js";
@@ -67,6 +66,7 @@ function assetsDir(): string {
  * The web interface of §5 (API tokens: create, show once, revoke, usage) and a landing page,
  * server-rendered HTML over the same reference state as the API. Forms work without JavaScript
  * (POST, then a 303 to a page); a small script adds a copy button and a confirmation dialog.
+ * Mounted behind `pagesDoorOnFirstVisit`, which hands it only the paths of `isPagePath`.
  */
 export function pagesDoor(state: ReferenceState, options: PagesDoorOptions): Router {
   const sessions = new PageSessions();
@@ -86,7 +86,6 @@ export function pagesDoor(state: ReferenceState, options: PagesDoorOptions): Rou
   });
 
   const door = express.Router({ strict: true, caseSensitive: true });
-  door.use((req, _res, next) => (isPagePath(req.path) ? next() : next("router")));
   door.use(securityHeaders, pageGuard(options));
   door.use(
     "/assets",

@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     // The pages' one script runs in the browser, as a classic script.
-    files: ["src/pages/assets/**/*.js"],
+    files: ["src/doors/pages/assets/**/*.js"],
     languageOptions: { globals: globals.browser, sourceType: "script" },
   },
 );

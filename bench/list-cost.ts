@@ -5,9 +5,9 @@
  */
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { ManualClock } from "../src/clock.js";
-import type { Contact } from "../src/domain/model.js";
-import { createReference } from "../src/reference.js";
+import { ManualClock } from "../src/model/clock.js";
+import type { Contact } from "../src/model/records.js";
+import { createReference } from "../src/entry/reference.js";
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "7" }, requests: { type: "string", default: "2000" } },

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Decimal } from "decimal.js";
-import type { Product } from "../src/domain/model.js";
-import { createReference, type Reference } from "../src/reference.js";
+import type { Product } from "../src/model/records.js";
+import { createReference, type Reference } from "../src/entry/reference.js";
 
 const { values } = parseArgs({
   options: {

@@ -6,8 +6,8 @@
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import request from "supertest";
-import { ManualClock } from "../src/clock.js";
-import { createReference } from "../src/reference.js";
+import { ManualClock } from "../src/model/clock.js";
+import { createReference } from "../src/entry/reference.js";
 
 import { Decimal } from "decimal.js";
 

@@ -234,9 +234,9 @@ interface EmbeddedTarget {
 }
 
 async function startEmbedded(rateLimit: number): Promise<EmbeddedTarget> {
-  const { createReference } = await import("../src/reference.js");
+  const { createReference } = await import("../src/entry/reference.js");
   // Listening as the reference's own binary does, so that what Node refuses by itself is answered alike.
-  const { createServer } = await import("../src/server.js");
+  const { createServer } = await import("../src/edge/server.js");
   const reference = await createReference({
     rateLimit: { limit: rateLimit, windowMs: EMBEDDED_RATE_WINDOW_MS },
   });

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import * as reference from "../src/fixtures/manifest.js";
+import * as reference from "../src/store/fixtures/manifest.js";
 import { defaultManifestPath } from "./manifest.js";
 import { DEFAULT_RATE_LIMIT, TOKEN_STATES, TokenManifestSchema } from "./manifest-schema.js";
 import { testManifest } from "./test-support/local.js";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
 import { TokenManifestSchema, type TokenManifest } from "./manifest-schema.js";
-import { defaultFixturesDir } from "../src/fixtures/paths.js";
+import { defaultFixturesDir } from "../src/store/fixtures/paths.js";
 
 /** A token manifest that cannot be read or does not follow the format; the message is one paragraph. */
 export class ManifestError extends Error {

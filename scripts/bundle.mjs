@@ -1,4 +1,4 @@
-// The last step of `npm run build` before the stamp: the reference's entry file (dist/src/bin.js, as
+// The last step of `npm run build` before the stamp: the reference's entry file (dist/src/entry/bin.js, as
 // tsc wrote it) as one ES module with its dependencies, in dist/bundle/, which `npm start` and the
 // `accounting-reference` bin run. Unbundled, Node resolves, reads and compiles some 280 modules at
 // each start (Express's and zod's alone are most of the start time); bundled, one file and a few
@@ -16,7 +16,7 @@ const outdir = join(root, "dist", "bundle");
 rmSync(outdir, { recursive: true, force: true });
 
 await build({
-  entryPoints: [join(root, "dist", "src", "bin.js")],
+  entryPoints: [join(root, "dist", "src", "entry", "bin.js")],
   outdir,
   bundle: true,
   splitting: true,

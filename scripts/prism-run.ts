@@ -14,7 +14,7 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { runConformance } from "../conformance/index.js";
-import { createReference } from "../src/reference.js";
+import { createReference } from "../src/entry/reference.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const prismBin = fileURLToPath(new URL("./prism/node_modules/.bin/prism", import.meta.url));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as model from "../../src/domain/model.js";
+import * as model from "../../src/model/records.js";
 import {
   CONTACT_TYPES,
   ENDPOINTS,

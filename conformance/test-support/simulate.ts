@@ -1,6 +1,6 @@
 import { pathToFileURL } from "node:url";
-import { ManualClock } from "../../src/clock.js";
-import { createReference } from "../../src/reference.js";
+import { ManualClock } from "../../src/model/clock.js";
+import { createReference } from "../../src/entry/reference.js";
 import { runConformance } from "../index.js";
 import type { TokenManifest } from "../manifest-schema.js";
 import { serve, virtualClock, VIRTUAL_START } from "./variants/harness.js";

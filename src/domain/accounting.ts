@@ -1,4 +1,4 @@
-import type { Clock } from "../clock.js";
+import type { Clock } from "../model/clock.js";
 import type { Store } from "../store/store.js";
 import type {
   ContactCreateInput,
@@ -9,8 +9,8 @@ import type {
   ProductListInput,
 } from "../validation/schemas.js";
 import { DomainError } from "./errors.js";
-import type { IdGenerator } from "./ids.js";
-import type { Contact, Expense, Invoice, Product } from "./model.js";
+import type { IdGenerator } from "../store/ids.js";
+import type { Contact, Expense, Invoice, Product } from "../model/records.js";
 
 export interface Deps {
   store: Store;

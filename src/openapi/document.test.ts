@@ -1,7 +1,7 @@
 import { validate as readmeValidate, compileErrors } from "@readme/openapi-parser";
 import { Validator as SeriousmeValidator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { SCOPES } from "../domain/model.js";
+import { SCOPES } from "../model/records.js";
 import { ENDPOINTS, describeEndpoint } from "../test-support/reference.js";
 import { committedText, renderArtifacts } from "../test-support/openapi-artifacts.js";
 import { OpenApiValidator } from "../test-support/openapi-validator.js";

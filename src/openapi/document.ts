@@ -7,11 +7,11 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
-import { systemClock } from "../clock.js";
+import { systemClock } from "../model/clock.js";
 import { Accounting } from "../domain/accounting.js";
-import { randomIds } from "../domain/ids.js";
-import { ERROR_STATUS, type ErrorCode } from "../errors.js";
-import { ANNOUNCED, buildRoutes, type Route } from "../routing/routes.js";
+import { randomIds } from "../store/ids.js";
+import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
+import { ANNOUNCED, buildRoutes, type Route } from "../routes/table.js";
 import { ErrorJson } from "../serialization/resources.js";
 import { Store } from "../store/store.js";
 

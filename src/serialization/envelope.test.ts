@@ -1,6 +1,6 @@
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Contact } from "../domain/model.js";
+import type { Contact } from "../model/records.js";
 import { testReference, type TestReference } from "../test-support/reference.js";
 import { dataBody, JSON_CONTENT_TYPE } from "./envelope.js";
 import { toContact, toExpense, toInvoice, toProduct } from "./resources.js";

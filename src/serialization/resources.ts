@@ -9,9 +9,9 @@ import {
   type Expense,
   type Invoice,
   type Product,
-} from "../domain/model.js";
-import { ERROR_STATUS, type ErrorCode, type ErrorDetails } from "../errors.js";
-import { renderedAs } from "../openapi/json-schema.js";
+} from "../model/records.js";
+import { ERROR_STATUS, type ErrorCode, type ErrorDetails } from "../model/errors.js";
+import { renderedAs } from "./json-schema.js";
 import type { ContactCreateInput } from "../validation/schemas.js";
 
 /**

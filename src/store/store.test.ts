@@ -1,6 +1,6 @@
 import { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
-import type { Contact, Product } from "../domain/model.js";
+import type { Contact, Product } from "../model/records.js";
 import { Store } from "./store.js";
 
 const at = (iso: string) => new Date(iso);

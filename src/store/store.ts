@@ -8,7 +8,7 @@ import type {
   LedgerAccount,
   Organization,
   Product,
-} from "../domain/model.js";
+} from "../model/records.js";
 import { OrderedIndex, type Keyed } from "./ordered-index.js";
 
 export interface PageQuery {

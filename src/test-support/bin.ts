@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { defaultFixturesDir } from "../fixtures/paths.js";
+import { defaultFixturesDir } from "../store/fixtures/paths.js";
 
 // The entry file run as a user runs it (a child process from the TypeScript sources), for the tests
 // that need a real process: its output, its exit, a SIGKILL.
 
-const BIN = new URL("../bin.ts", import.meta.url).pathname;
+const BIN = new URL("../entry/bin.ts", import.meta.url).pathname;
 
 export interface BinRun {
   child: ChildProcess;

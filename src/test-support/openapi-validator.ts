@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import type { oas31 } from "zod-openapi";
 import { ERROR_RESPONSE, type OpenApiDocument } from "../openapi/document.js";
-import { ERROR_STATUS, type ErrorCode } from "../errors.js";
+import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 
 /**
  * Judges requests and responses by the OpenAPI document alone, with Ajv (JSON Schema 2020-12, strict

@@ -4,11 +4,11 @@ import fc from "fast-check";
 import request, { type Response } from "supertest";
 import { beforeEach, expect } from "vitest";
 import { z } from "zod";
-import { ManualClock } from "../clock.js";
-import type { Scope } from "../domain/model.js";
-import { ERROR_STATUS, type ErrorCode } from "../errors.js";
-import { defaultFixturesDir } from "../fixtures/paths.js";
-import { createReference, type Reference, type ReferenceOptions } from "../reference.js";
+import { ManualClock } from "../model/clock.js";
+import type { Scope } from "../model/records.js";
+import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
+import { defaultFixturesDir } from "../store/fixtures/paths.js";
+import { createReference, type Reference, type ReferenceOptions } from "../entry/reference.js";
 
 /** The instant every test reference starts at: after every fixture, before `lumiere-expiring` expires. */
 export const TEST_NOW = "2026-11-20T12:00:00.000Z";

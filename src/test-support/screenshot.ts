@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ManualClock } from "../clock.js";
-import { defaultFixturesDir } from "../fixtures/paths.js";
+import { ManualClock } from "../model/clock.js";
+import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { launchChromium, serve } from "./browser.js";
 import { testReference, TEST_NOW } from "./reference.js";
 

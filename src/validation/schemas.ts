@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import { z } from "zod";
-import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../domain/model.js";
-import { renderedAs } from "../openapi/json-schema.js";
+import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../model/records.js";
+import { renderedAs } from "../serialization/json-schema.js";
 import { JsonNumber } from "./json.js";
 import { EMAIL_PATTERN, TEXT_PATTERN, codePointLength, isBlank, isEmail, isWellFormed } from "./text.js";
 

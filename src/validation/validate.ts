@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ApiError, type ErrorDetails } from "../errors.js";
+import { ApiError, type ErrorDetails } from "../model/errors.js";
 import { jsonTypeOf } from "./json.js";
 
 export type Source = "body" | "query";

@@ -1,6 +1,6 @@
-import type { Organization } from "../../../src/domain/model.js";
-import type { ManifestToken } from "../../../src/fixtures/manifest.js";
-import type { Reference } from "../../../src/reference.js";
+import type { Organization } from "../../../src/model/records.js";
+import type { ManifestToken } from "../../../src/store/fixtures/manifest.js";
+import type { Reference } from "../../../src/entry/reference.js";
 import {
   CONTACTS,
   dropHeader,

@@ -7,10 +7,10 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ManualClock } from "../../../src/clock.js";
-import type { Contact } from "../../../src/domain/model.js";
-import type { ManifestToken, TokenManifest } from "../../../src/fixtures/manifest.js";
-import { createReference, type Reference } from "../../../src/reference.js";
+import { ManualClock } from "../../../src/model/clock.js";
+import type { Contact } from "../../../src/model/records.js";
+import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
+import { createReference, type Reference } from "../../../src/entry/reference.js";
 import { runConformance } from "../../index.js";
 import type { CheckResult, KitClock, RunReport } from "../../types.js";
 

@@ -1,4 +1,4 @@
-import type { Reference } from "../../../src/reference.js";
+import type { Reference } from "../../../src/entry/reference.js";
 import { toContact } from "../../../src/serialization/resources.js";
 import type { PageQuery } from "../../../src/store/store.js";
 import {

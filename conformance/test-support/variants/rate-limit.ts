@@ -1,4 +1,4 @@
-import type { ManualClock } from "../../../src/clock.js";
+import type { ManualClock } from "../../../src/model/clock.js";
 import {
   dropHeader,
   errorReply,

@@ -1,0 +1,133 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import express, { type Response, type Router } from "express";
+import type { OpenApiDocument } from "../../openapi/document.js";
+
+/**
+ * The OpenAPI document at `/openapi.json` and its docs page at `/docs`, served from this package and
+ * node_modules only: no CDN, font, telemetry or validator service is ever asked for anything. A
+ * web page, not the API: no CORS headers (the pages door that mounts it checks Host and refuses
+ * cross-site requests). "Try it" sends its requests to the server that served the document.
+ */
+
+export interface DocsOptions {
+  /** The document to serve; the reference's own by default. */
+  document?: OpenApiDocument;
+  /**
+   * A token the page fills in for "try it", e.g. a fixture token of the reference (they are test
+   * tokens, printed in its banner). Never pass a real token: the page shows it to whoever loads it.
+   */
+  tryItToken?: string;
+}
+
+const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+/** Only what the page loads: not swagger-ui-dist's own index.html, whose initializer asks the Internet. */
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+};
+
+/** Everything from this server; inline styles because Swagger UI sets some. No inline script. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function pageHtml(base: string, tryItToken: string | undefined): string {
+  const token = tryItToken === undefined ? "" : ` data-try-it-token="${escapeHtml(tryItToken)}"`;
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Accounting API</title>
+    <link rel="icon" type="image/png" href="${base}/docs/assets/favicon-32x32.png" />
+    <link rel="stylesheet" href="${base}/docs/assets/swagger-ui.css" />
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${base}/docs/assets/swagger-ui-bundle.js"></script>
+    <script src="${base}/docs/init.js" data-spec-url="${base}/openapi.json"${token}></script>
+  </body>
+</html>
+`;
+}
+
+/** Served as a file so that the page needs no inline script (the policy above forbids them). */
+const INIT_JS = `"use strict";
+(function () {
+  var script = document.currentScript;
+  var token = script.dataset.tryItToken;
+  var ui = SwaggerUIBundle({
+    url: script.dataset.specUrl,
+    dom_id: "#swagger-ui",
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: "BaseLayout",
+    deepLinking: false,
+    tryItOutEnabled: true,
+    displayOperationId: true,
+    // The default sends the document to validator.swagger.io for a badge.
+    validatorUrl: null,
+    onComplete: function () {
+      // Works for an http bearer scheme too: it stores the value under the scheme's name.
+      if (token) ui.preauthorizeApiKey("bearerAuth", token);
+    },
+  });
+  window.ui = ui;
+})();
+`;
+
+function pageHeaders(res: Response): void {
+  res.set({
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+  });
+}
+
+/** GET /openapi.json, GET /docs and the page's assets under /docs/. Mount it on the pages door. */
+export function docsRouter(options: DocsOptions = {}): Router {
+  // Built on first request, not at start: loading zod-openapi and building the document took about
+  // 30 ms of a 330 ms start (issue #11), for a page most runs never open.
+  let json: Promise<string> | undefined;
+  const documentJson = () =>
+    (json ??= import("../../openapi/document.js").then(({ buildOpenApiDocument, renderOpenApiJson }) =>
+      renderOpenApiJson(options.document ?? buildOpenApiDocument()),
+    ));
+  const router = express.Router({ strict: true, caseSensitive: true });
+
+  router.get("/openapi.json", async (_req, res) => {
+    const body = await documentJson();
+    res.set({ "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache" });
+    res.type("application/json; charset=utf-8").send(body);
+  });
+  router.get("/docs", (req, res) => {
+    pageHeaders(res);
+    res.type("text/html; charset=utf-8").send(pageHtml(req.baseUrl, options.tryItToken));
+  });
+  router.get("/docs/init.js", (_req, res) => {
+    pageHeaders(res);
+    res.type("text/javascript; charset=utf-8").send(INIT_JS);
+  });
+  router.get("/docs/assets/:file", (req, res, next) => {
+    const type = ASSETS[req.params.file];
+    if (type === undefined) {
+      next();
+      return;
+    }
+    pageHeaders(res);
+    res.sendFile(join(SWAGGER_UI_DIR, req.params.file), { headers: { "Content-Type": type } });
+  });
+  return router;
+}

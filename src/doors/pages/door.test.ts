@@ -1,0 +1,589 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import request from "supertest";
+import { beforeEach, describe, expect, it } from "vitest";
+import {
+  expectData,
+  expectError,
+  sharedReference,
+  testReference,
+  type TestReference,
+} from "../../test-support/reference.js";
+import {
+  CREATED_PATH,
+  NEW_TOKEN_PATH,
+  ORGANIZATION_PATH,
+  TOKENS_PATH,
+  createThroughPage,
+  openBrowser,
+  rowOf,
+  shownSecret,
+} from "../../test-support/pages.js";
+import { SECURITY_HEADERS } from "./guard.js";
+
+const shared = sharedReference();
+let ref: TestReference;
+beforeEach(() => {
+  ref = shared.ref;
+});
+
+const DAY = 86_400_000;
+const XSS = "<img src=x onerror=alert(1)>";
+const idOf = (secret: string): string => {
+  const resolution = ref.tokens.resolve(`Bearer ${secret}`);
+  if (!resolution.ok) throw new Error(`token not active: ${resolution.reason}`);
+  return resolution.token.id;
+};
+const api = (path: string, secret: string) =>
+  request(ref.app).get(path).set("Authorization", `Bearer ${secret}`);
+
+describe("which paths are the pages'", () => {
+  it("serves the landing page: base URL, organizations, links to the token pages and the docs", async () => {
+    const res = await request(ref.app).get("/").set("Host", "127.0.0.1:4010");
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(res.text).toMatch(/^<!doctype html><html lang="en">/);
+    expect(res.text).toContain("<code>http://127.0.0.1:4010</code>");
+    for (const org of ref.store.organizations()) expect(res.text).toContain(org.id);
+    for (const href of [TOKENS_PATH, NEW_TOKEN_PATH, "/docs"]) expect(res.text).toContain(`href="${href}"`);
+    expect(res.text).toContain("curl -H &quot;Authorization: Bearer $TOKEN&quot;");
+  });
+
+  it.each([
+    { path: "/assets/pages.css", type: "text/css; charset=utf-8" },
+    { path: "/assets/pages.js", type: "text/javascript; charset=utf-8" },
+  ])("serves $path as $type", async ({ path, type }) => {
+    const res = await request(ref.app).get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe(type);
+  });
+
+  it.each([
+    "/settings/nothing",
+    "/settings/api-tokens/",
+    "/settings/api-tokens/tok_x/revoke/x",
+    "/SETTINGS/api-tokens",
+  ])("answers %s under the pages' prefix with an HTML 404 page (or hands it on)", async (path) => {
+    // With an API token, so that a path handed on to the API reaches its 404 (a page ignores it).
+    const res = await request(ref.app).get(path).set(ref.auth("lumiere-full"));
+    expect(res.status).toBe(404);
+    if (path.startsWith("/settings/")) {
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.text).toContain("Page not found");
+    } else {
+      expectError(res, 404, "not_found");
+    }
+  });
+
+  it.each(["/nothing", "/assets/other.css", "/index.html", "/api/v1/nothing"])(
+    "leaves %s to the other doors: the JSON 404 envelope",
+    async (path) => {
+      const res = await request(ref.app).get(path).set(ref.auth("lumiere-full"));
+      expectError(res, 404, "not_found");
+    },
+  );
+
+  it("sends its security headers, no CORS and nothing cacheable, on pages, errors and assets", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const responses = [
+      await request(ref.app).get("/").set("Origin", "http://127.0.0.1:5173"),
+      await browser.agent.get(TOKENS_PATH).set("Origin", "http://127.0.0.1:5173"),
+      await request(ref.app).get("/settings/nothing"),
+      await request(ref.app).get("/assets/pages.js"),
+      await request(ref.app).options(TOKENS_PATH).set("Origin", "http://evil.example"),
+    ];
+    for (const res of responses) {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+        expect(res.headers[name.toLowerCase()], name).toBe(value);
+      }
+      expect(Object.keys(res.headers).filter((h) => h.startsWith("access-control-"))).toEqual([]);
+    }
+  });
+});
+
+describe("who may reach the pages", () => {
+  const NAVIGATE = { "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document" };
+  const rows: { why: string; method: "get" | "post"; headers: Record<string, string>; status: number }[] = [
+    { why: "a request to 127.0.0.1", method: "get", headers: { Host: "127.0.0.1:4010" }, status: 200 },
+    { why: "a request to localhost", method: "get", headers: { Host: "localhost:4010" }, status: 200 },
+    { why: "a request to [::1]", method: "get", headers: { Host: "[::1]:4010" }, status: 200 },
+    {
+      why: "a DNS-rebinding page (Host: its own domain)",
+      method: "get",
+      headers: { Host: "attacker.example:4010" },
+      status: 403,
+    },
+    {
+      why: "a rebinding page even as a navigation",
+      method: "get",
+      headers: { Host: "attacker.example", "Sec-Fetch-Site": "same-origin", ...NAVIGATE },
+      status: 403,
+    },
+    {
+      why: "a link followed from another site",
+      method: "get",
+      headers: { "Sec-Fetch-Site": "cross-site", ...NAVIGATE },
+      status: 200,
+    },
+    {
+      why: "another site's fetch or <img>",
+      method: "get",
+      headers: { "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image" },
+      status: 403,
+    },
+    {
+      why: "another site's <iframe>",
+      method: "get",
+      headers: { "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "iframe" },
+      status: 403,
+    },
+    {
+      why: "another site's form",
+      method: "post",
+      headers: { "Sec-Fetch-Site": "cross-site", Origin: "http://evil.example", ...NAVIGATE },
+      status: 403,
+    },
+    {
+      why: "a form from another port of the same host (same-site, another origin)",
+      method: "post",
+      headers: { "Sec-Fetch-Site": "same-site", Origin: "http://127.0.0.1:5173" },
+      status: 403,
+    },
+    {
+      why: "a form with another Origin and no Sec-Fetch-Site",
+      method: "post",
+      headers: { Origin: "http://evil.example" },
+      status: 403,
+    },
+  ];
+
+  it.each(rows)("answers $why with $status", async ({ method, headers, status }) => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const before = ref.tokens.list("org_lumiere").length;
+    const req =
+      method === "get"
+        ? browser.agent.get(TOKENS_PATH)
+        : browser.agent
+            .post(TOKENS_PATH)
+            .type("form")
+            .send({ _csrf: browser.csrf, name: "x", scopes: "contacts:read" });
+    const res = await req.set(headers);
+    expect(res.status, res.text.slice(0, 300)).toBe(status);
+    expect(res.headers["content-type"]).toMatch(/^text\/html/);
+    expect(ref.tokens.list("org_lumiere")).toHaveLength(before);
+  });
+
+  it("takes a host name given to the server (--host) besides IP literals and localhost", async () => {
+    const named = await testReference({ allowedHosts: ["devbox.internal"] });
+    const res = await request(named.app).get("/").set("Host", "devbox.internal:4010");
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("forms and CSRF", () => {
+  it("puts a CSRF field in every form that posts, on every page", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const pages = [
+      await browser.agent.get("/"),
+      await browser.agent.get(TOKENS_PATH),
+      await browser.agent.get(NEW_TOKEN_PATH),
+      await browser.agent.get(`${TOKENS_PATH}/${ref.tokenId("lumiere-full")}/revoke`),
+      (await createThroughPage(browser, { name: "csrf", scopes: "contacts:read" })).page,
+    ];
+    let forms = 0;
+    for (const page of pages) {
+      for (const form of page.text.match(/<form[^>]*method="post".*?<\/form>/gs) ?? []) {
+        forms += 1;
+        expect(form).toContain(`name="_csrf" value="${browser.csrf}"`);
+      }
+    }
+    expect(forms).toBe(3);
+  });
+
+  const refusals: { why: string; csrf: (own: string, other: string) => string | undefined }[] = [
+    { why: "no CSRF field", csrf: () => undefined },
+    { why: "a CSRF field from another browser", csrf: (_own, other) => other },
+    {
+      why: "a CSRF field that was tampered with",
+      csrf: (own) => `${own.slice(0, -1)}${own.endsWith("0") ? "1" : "0"}`,
+    },
+  ];
+  it.each(refusals)("refuses a form with $why, and nothing changes", async ({ csrf }) => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const other = await openBrowser(ref, "org_lumiere");
+    const field = csrf(browser.csrf, other.csrf);
+    const before = ref.tokens.list("org_lumiere").length;
+    const posts = [
+      browser.agent
+        .post(TOKENS_PATH)
+        .type("form")
+        .send({ ...(field === undefined ? {} : { _csrf: field }), name: "x", scopes: "contacts:read" }),
+      browser.agent
+        .post(`${TOKENS_PATH}/${ref.tokenId("lumiere-full")}/revoke`)
+        .type("form")
+        .send({ ...(field === undefined ? {} : { _csrf: field }), confirm: "yes" }),
+    ];
+    for (const res of await Promise.all(posts)) {
+      expect(res.status).toBe(403);
+      expect(res.text).toContain("Nothing changed");
+    }
+    expect(ref.tokens.list("org_lumiere")).toHaveLength(before);
+    expect(ref.tokens.get(ref.tokenId("lumiere-full"))?.status).toBe("Active");
+  });
+
+  it("gives an API bearer token no access: it neither signs in nor stands for the CSRF field", async () => {
+    const page = await request(ref.app).get(TOKENS_PATH).set(ref.auth("lumiere-full"));
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain("data-token-id");
+    const post = await request(ref.app)
+      .post(TOKENS_PATH)
+      .set(ref.auth("lumiere-full"))
+      .type("form")
+      .send({ name: "x", scopes: "contacts:read" });
+    expect(post.status).toBe(403);
+    expect(ref.tokens.list("org_lumiere")).toHaveLength(
+      ref.manifest.tokens.filter((t) => t.organization === "org_lumiere").length,
+    );
+  });
+
+  it("refuses a form body that is not a form with 403, not with an error", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const res = await browser.agent
+      .post(TOKENS_PATH)
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ _csrf: browser.csrf }));
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("the organization one is signed in as", () => {
+  it("is none at first: a selector, no tokens", async () => {
+    const { agent } = await openBrowser(ref);
+    const page = await agent.get(TOKENS_PATH);
+    expect(page.text).toContain("Choose an organization");
+    expect(page.text).not.toContain("data-token-id");
+    const form = await agent.get(NEW_TOKEN_PATH);
+    expect(form.status).toBe(303);
+    expect(form.headers.location).toBe(TOKENS_PATH);
+  });
+
+  it("is remembered in a cookie and lists that organization's tokens only, newest first, fixtures included", async () => {
+    const browser = await openBrowser(ref, "org_boreal");
+    const page = await browser.agent.get(TOKENS_PATH);
+    const ids = [...page.text.matchAll(/data-token-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(ref.tokens.list("org_boreal").map((t) => t.id));
+    expect(ids.length).toBeGreaterThan(0);
+    expect(page.text).toContain("Signed in as Plomberie Boréal ltée.");
+    expect(page.text).not.toContain(ref.tokenId("lumiere-full"));
+  });
+
+  it("never shows a fixture token's clear value, only its hint", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const page = await browser.agent.get(TOKENS_PATH);
+    for (const t of ref.manifest.tokens.filter((t) => t.organization === "org_lumiere")) {
+      expect(page.text).not.toContain(t.token);
+      expect(page.text).toContain(`${ref.tokens.prefix}_…${t.token.slice(-4)}`);
+    }
+  });
+
+  it("refuses an organization that does not exist, and keeps the one chosen", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const res = await browser.agent
+      .post(ORGANIZATION_PATH)
+      .type("form")
+      .send({ _csrf: browser.csrf, organization: "org_nope" });
+    expect(res.status).toBe(303);
+    const page = await browser.agent.get(TOKENS_PATH);
+    expect(page.text).toContain("Choose one of the organizations in the list.");
+    expect(page.text).toContain("Tokens of Studio Lumière inc.");
+  });
+
+  it("says when the organization's plan has no API access", async () => {
+    const browser = await openBrowser(ref, "org_petitpas");
+    const page = await browser.agent.get(TOKENS_PATH);
+    expect(page.text).toContain("STARTER plan, which has no API access");
+  });
+});
+
+describe("creating a token", () => {
+  it("shows the clear token once, not cached, then never again", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const { secret, page } = await createThroughPage(browser, {
+      name: "CI",
+      scopes: ["contacts:read", "products:read"],
+    });
+    expect(secret).toMatch(/^acct_[0-9A-Za-z]{40}$/);
+    expect(page.headers["cache-control"]).toBe("no-store");
+    expect(page.text).toContain("it will not be shown again");
+    const again = await browser.agent.get(CREATED_PATH);
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe(TOKENS_PATH);
+    const list = await browser.agent.get(TOKENS_PATH);
+    expect(list.text).not.toContain(secret);
+    expect(rowOf(list.text, idOf(secret))).toContain("CI");
+  });
+
+  it("shows the created token to the browser that created it only", async () => {
+    const creator = await openBrowser(ref, "org_lumiere");
+    const other = await openBrowser(ref, "org_lumiere");
+    await creator.agent
+      .post(TOKENS_PATH)
+      .type("form")
+      .send({ _csrf: creator.csrf, name: "mine", scopes: "contacts:read" });
+    const res = await other.agent.get(CREATED_PATH);
+    expect(res.status).toBe(303);
+    expect(shownSecret((await creator.agent.get(CREATED_PATH)).text)).toBeDefined();
+  });
+
+  it("gives a token that the API takes on its scopes and refuses on others", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const { secret } = await createThroughPage(browser, {
+      name: "CI",
+      scopes: ["contacts:read", "products:read"],
+    });
+    expectData(await api("/api/v1/contacts", secret), 200);
+    expectData(await api("/api/v1/products", secret), 200);
+    expectError(await api("/api/v1/invoices", secret), 403, "forbidden");
+  });
+
+  it("stores the expiry date as the start of that day, UTC", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const { secret } = await createThroughPage(browser, {
+      name: "CI",
+      scopes: "contacts:read",
+      expiresOn: "2026-12-01",
+    });
+    expect(ref.tokens.get(idOf(secret))?.expiresAt?.toISOString()).toBe("2026-12-01T00:00:00.000Z");
+  });
+
+  it("escapes the name everywhere it is shown", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const { secret, page } = await createThroughPage(browser, { name: XSS, scopes: "contacts:read" });
+    const pages = [
+      page,
+      await browser.agent.get(TOKENS_PATH),
+      await browser.agent.get(`${TOKENS_PATH}/${idOf(secret)}/revoke`),
+    ];
+    for (const p of pages) {
+      expect(p.text).not.toContain("<img");
+      expect(p.text).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    }
+  });
+
+  const invalid: {
+    why: string;
+    fields: Record<string, string | string[]>;
+    field: string;
+    message: string;
+  }[] = [
+    {
+      why: "no name",
+      fields: { name: "", scopes: "contacts:read" },
+      field: "name",
+      message: "Name must not be blank",
+    },
+    { why: "no scope", fields: { name: "CI" }, field: "scopes", message: "Tick at least one scope" },
+    {
+      why: "an expiry in the past",
+      fields: { name: "CI", scopes: "contacts:read", expiresOn: "2026-11-19" },
+      field: "expiresOn",
+      message: "Choose a date after today (2026-11-20, UTC)",
+    },
+    {
+      why: "today as the expiry",
+      fields: { name: "CI", scopes: "contacts:read", expiresOn: "2026-11-20" },
+      field: "expiresOn",
+      message: "Choose a date after today",
+    },
+  ];
+  it.each(invalid)(
+    "gives the form back with $why: the field's message, what was typed, nothing created",
+    async ({ fields, field, message }) => {
+      const browser = await openBrowser(ref, "org_lumiere");
+      const before = ref.tokens.list("org_lumiere").length;
+      const res = await browser.agent
+        .post(TOKENS_PATH)
+        .type("form")
+        .send({ _csrf: browser.csrf, ...fields });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain(`id="${field}-error" class="field-error">${message}`);
+      expect(res.text).toContain('role="alert"');
+      if (typeof fields.name === "string" && fields.name !== "")
+        expect(res.text).toContain(`value="${fields.name}"`);
+      expect(ref.tokens.list("org_lumiere")).toHaveLength(before);
+    },
+  );
+
+  it("keeps the ticked scopes and the date when the form comes back", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const res = await browser.agent
+      .post(TOKENS_PATH)
+      .type("form")
+      .send({
+        _csrf: browser.csrf,
+        name: "",
+        scopes: ["products:write", "expenses:read"],
+        expiresOn: "2027-01-01",
+      });
+    expect(res.text.match(/<input[^>]*checked[^>]*>/g)?.map((i) => /value="([^"]+)"/.exec(i)?.[1])).toEqual([
+      "products:write",
+      "expenses:read",
+    ]);
+    expect(res.text).toContain('value="2027-01-01"');
+  });
+
+  it("offers every scope of §5, labelled with its name, the two write scopes to come marked so", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const form = (await browser.agent.get(NEW_TOKEN_PATH)).text;
+    for (const scope of [
+      "contacts:read",
+      "contacts:write",
+      "products:read",
+      "products:write",
+      "invoices:read",
+      "invoices:write",
+      "expenses:read",
+      "expenses:write",
+    ]) {
+      const id = `scope-${scope.replace(":", "-")}`;
+      expect(form).toContain(`<label for="${id}"><code>${scope}</code></label>`);
+      expect(form.includes(`id="${id}-hint" class="hint">`)).toBe(true);
+    }
+    expect(form.match(/coming soon/g)).toHaveLength(2);
+    expect(form).toContain('min="2026-11-21"');
+  });
+
+  it("keeps the clear token out of the journal and the log", async () => {
+    const lines: string[] = [];
+    const own = await testReference({ log: (line) => lines.push(line) });
+    const browser = await openBrowser(own, "org_lumiere");
+    const res = await browser.agent
+      .post(TOKENS_PATH)
+      .type("form")
+      .send({ _csrf: browser.csrf, name: "CI", scopes: "contacts:read" });
+    expect(res.headers.location).not.toMatch(/acct_/);
+    const secret = shownSecret((await browser.agent.get(CREATED_PATH)).text) ?? "";
+    await request(own.app).get("/api/v1/contacts").set("Authorization", `Bearer ${secret}`);
+    await request(own.app).get(`/api/v1/contacts?access_token=${secret}`);
+    expect(JSON.stringify(own.control.journal())).not.toContain(secret.slice(5));
+    expect(own.control.journal().every((e) => e.path.startsWith("/api/"))).toBe(true);
+    expect(lines.join("\n")).not.toContain(secret.slice(5));
+  });
+});
+
+describe("revoking a token", () => {
+  it("asks first: the confirmation page, and a POST without the confirmation changes nothing", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const id = ref.tokenId("lumiere-full");
+    const confirm = await browser.agent.get(`${TOKENS_PATH}/${id}/revoke`);
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain("Revoke “lumiere-full”?");
+    expect(confirm.text).toContain('name="confirm" value="yes"');
+    const unconfirmed = await browser.agent
+      .post(`${TOKENS_PATH}/${id}/revoke`)
+      .type("form")
+      .send({ _csrf: browser.csrf });
+    expect(unconfirmed.status).toBe(303);
+    expect(unconfirmed.headers.location).toBe(`${TOKENS_PATH}/${id}/revoke`);
+    expect(ref.tokens.get(id)?.status).toBe("Active");
+  });
+
+  it("revokes at once once confirmed: the API answers 401, the list says Revoked, with no way back", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const id = ref.tokenId("lumiere-full");
+    expectData(await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full")), 200);
+    const res = await browser.agent
+      .post(`${TOKENS_PATH}/${id}/revoke`)
+      .type("form")
+      .send({ _csrf: browser.csrf, confirm: "yes" });
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe(TOKENS_PATH);
+    expectError(
+      await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full")),
+      401,
+      "unauthorized",
+    );
+    const list = await browser.agent.get(TOKENS_PATH);
+    expect(list.text).toContain("“lumiere-full” is revoked");
+    const row = rowOf(list.text, id);
+    expect(row).toContain(">Revoked<");
+    expect(row).not.toContain("/revoke");
+    const revokedAt = ref.tokens.get(id)?.revokedAt;
+    ref.clock.advance(60_000);
+    await browser.agent
+      .post(`${TOKENS_PATH}/${id}/revoke`)
+      .type("form")
+      .send({ _csrf: browser.csrf, confirm: "yes" });
+    expect(ref.tokens.get(id)?.revokedAt).toEqual(revokedAt);
+    expect((await browser.agent.get(`${TOKENS_PATH}/${id}/revoke`)).text).not.toContain('name="confirm"');
+  });
+
+  it.each([
+    { why: "another organization's token", label: "boreal-full" },
+    { why: "an unknown token", label: null },
+  ])("answers 404 for $why, and revokes nothing", async ({ label }) => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const id = label === null ? "tok_nope" : ref.tokenId(label);
+    const page = await browser.agent.get(`${TOKENS_PATH}/${id}/revoke`);
+    expect(page.status).toBe(404);
+    const post = await browser.agent
+      .post(`${TOKENS_PATH}/${id}/revoke`)
+      .type("form")
+      .send({ _csrf: browser.csrf, confirm: "yes" });
+    expect(post.status).toBe(404);
+    if (label !== null) expect(ref.tokens.get(id)?.status).toBe("Active");
+  });
+});
+
+describe("usage and status", () => {
+  it("shows each request made with the token and its last use", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const id = ref.tokenId("lumiere-contacts-read");
+    ref.clock.advance(90_000);
+    await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-contacts-read"));
+    await request(ref.app).get("/api/v1/invoices").set(ref.auth("lumiere-contacts-read"));
+    const view = ref.tokens.get(id);
+    const row = rowOf((await browser.agent.get(TOKENS_PATH)).text, id);
+    expect(row).toContain(`<td data-label="Requests" class="number">${view?.requestCount}</td>`);
+    expect(row).toContain('<time datetime="2026-11-20T12:01:30.000Z">2026-11-20 12:01 UTC</time>');
+  });
+
+  it("follows the reference's clock: past its expiry a token is Expired, on the page and for the API", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const { secret } = await createThroughPage(browser, {
+      name: "short",
+      scopes: "contacts:read",
+      expiresOn: "2026-11-22",
+    });
+    const id = idOf(secret);
+    expect(rowOf((await browser.agent.get(TOKENS_PATH)).text, id)).toContain(">Active<");
+    ref.control.setClock({ advance: "P2D" });
+    expect(rowOf((await browser.agent.get(TOKENS_PATH)).text, id)).toContain(">Expired<");
+    expectError(await api("/api/v1/contacts", secret), 401, "unauthorized");
+    expect(ref.clock.now().getTime()).toBe(new Date("2026-11-20T12:00:00.000Z").getTime() + 2 * DAY);
+  });
+
+  it("does not revoke an expired token: §3 revokes Active ones", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const id = ref.tokenId("lumiere-expired");
+    const res = await browser.agent
+      .post(`${TOKENS_PATH}/${id}/revoke`)
+      .type("form")
+      .send({ _csrf: browser.csrf, confirm: "yes" });
+    expect(res.status).toBe(303);
+    expect(ref.tokens.get(id)?.status).toBe("Expired");
+    expect((await browser.agent.get(TOKENS_PATH)).text).toContain("is already Expired; nothing changed");
+  });
+});
+
+describe("the templates", () => {
+  it("never opt out of escaping", async () => {
+    const dir = new URL(".", import.meta.url).pathname;
+    const sources = (await readdir(dir)).filter((f) => /\.tsx?$/.test(f) && !f.endsWith(".test.ts"));
+    expect(sources.length).toBeGreaterThan(3);
+    for (const file of sources) {
+      const text = await readFile(join(dir, file), "utf8");
+      expect(text, file).not.toMatch(/dangerouslySetInnerHTML=|\braw\(|"hono\/html"/);
+    }
+  });
+});

@@ -1,0 +1,155 @@
+import { randomBytes } from "node:crypto";
+import type { Express } from "express";
+import { createApp, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT } from "../edge/app.js";
+import type { TokenRegistry } from "../store/tokens.js";
+import { SteerableClock, systemClock, type Clock } from "../model/clock.js";
+import { Control, type Latency } from "../doors/control/control.js";
+import { drawBase62, type IdGenerator } from "../store/ids.js";
+import { loadFixtures } from "../store/fixtures/load.js";
+import type { TokenManifest } from "../store/fixtures/manifest.js";
+import { defaultFixturesDir } from "../store/fixtures/paths.js";
+import type { DataDir, DataReport } from "../store/persistence/data-dir.js";
+import type { RateLimitOptions } from "../doors/api/rate-limit.js";
+import { ReferenceState } from "../store/state.js";
+import type { Store } from "../store/store.js";
+
+export const DEFAULT_TOKEN_PREFIX = "acct";
+
+export interface ReferenceOptions {
+  fixturesDir?: string;
+  /** The clock the reference's own clock follows (a test's ManualClock); the system's by default. */
+  clock?: Clock;
+  /** The instant the reference's clock starts at (`--now`); it runs on from there. */
+  now?: Date;
+  ids?: IdGenerator;
+  /** §5.1 `<token_prefix>`, without its underscore (spec-gaps #1). */
+  tokenPrefix?: string;
+  rateLimit?: RateLimitOptions;
+  bodyLimitBytes?: number;
+  log?: (line: string) => void;
+  /**
+   * The key of the control surface over HTTP: a given string, `undefined` for a random one, or
+   * `null` to leave the HTTP door closed (the in-process `control` is always there).
+   */
+  controlKey?: string | null;
+  /** A random delay before every API answer (`--latency 200-800`). */
+  latency?: Latency | null;
+  /** Host names besides IP literals and localhost that the control surface and pages answer to. */
+  allowedHosts?: readonly string[];
+  /**
+   * `--data DIR`: keep the state in this directory across restarts (seeded from the fixtures when
+   * it is empty or missing). Without it, the state lives in memory only.
+   */
+  dataDir?: string;
+  /** Tuning of the data directory (the benchmark turns compaction off). */
+  persistence?: { compactAfterBytes?: number };
+  /**
+   * A write to the data directory failed: the server can no longer keep what it answers 201 to
+   * (the entry file stops the process). Logged by default.
+   */
+  onPersistenceFailure?: (err: Error) => void;
+}
+
+export interface Reference {
+  app: Express;
+  /** The one state every door shares. */
+  state: ReferenceState;
+  store: Store;
+  tokens: TokenRegistry;
+  /** The fixture tokens as this server accepts them (re-prefixed when `tokenPrefix` differs). */
+  manifest: TokenManifest;
+  /** The reference's own clock: `set`, `advance`, `setFrozen`. */
+  clock: SteerableClock;
+  /** The control surface in process: reset, clock, faults, journal. */
+  control: Control;
+  /** The key the HTTP control surface wants, or null when it is closed. */
+  controlKey: string | null;
+  /** What the data directory held at start, or null without `dataDir`. */
+  data: DataReport | null;
+  /** What the data directory wrote since start (changes, writes, snapshots), or null without one. */
+  dataStats(): DataDir["stats"] | null;
+  /** Writes what is pending (token usage included) and releases the data directory; a no-op without one. */
+  close(): Promise<void>;
+}
+
+/** A key of 32 base62 characters (≈ 190 bits), as fresh as the server. */
+export const newControlKey = (): string => `ctl_${drawBase62((n) => randomBytes(n), 32)}`;
+
+/** The reference server, seeded from its fixtures: what `npm start` serves and the kit embeds. */
+export async function createReference(options: ReferenceOptions = {}): Promise<Reference> {
+  const clock = new SteerableClock(options.clock ?? systemClock, options.now);
+  const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
+  const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
+  const fixtures = await loadFixtures(fixturesDir, { now: clock.now() });
+  const state = new ReferenceState({
+    fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
+    tokenPrefix: prefix,
+    clock,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+  });
+  let dataDir: DataDir | null = null;
+  if (options.dataDir !== undefined) {
+    // Loaded only with --data: the journal's code and write-file-atomic are no cost of a plain start.
+    const { openData } = await import("../store/persistence/open.js");
+    dataDir = await openData(state, {
+      dir: options.dataDir,
+      fixturesDir,
+      tokenPrefix: prefix,
+      ...options.persistence,
+      // Without a handler of its own, the failure is logged and every later write answers 500.
+      onFatal: options.onPersistenceFailure ?? ((err) => (options.log ?? console.error)(err.message)),
+      // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
+      keepClock: options.now === undefined,
+    });
+  }
+  const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
+  const latency = options.latency ?? null;
+  const app = createApp(state, {
+    ...(options.ids === undefined ? {} : { ids: options.ids }),
+    bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    ...(options.log === undefined ? {} : { log: options.log }),
+    control: controlKey === null ? false : { key: controlKey },
+    allowedHosts: options.allowedHosts ?? [],
+    latency,
+    ...tryItToken(state.manifest),
+  });
+  return {
+    app,
+    state,
+    store: state.store,
+    tokens: state.tokens,
+    manifest: state.manifest,
+    clock,
+    control: new Control(state, latency),
+    controlKey,
+    data: dataDir?.report ?? null,
+    dataStats: () => dataDir?.stats ?? null,
+    close: async () => {
+      await dataDir?.close();
+    },
+  };
+}
+
+/** The docs page's "try it" uses a fixture token with every scope (a test token, printed in the banner). */
+function tryItToken(manifest: TokenManifest): { tryItToken?: string } {
+  const organizations = new Map(manifest.organizations.map((o) => [o.id, o.apiAccess]));
+  const token = manifest.tokens.find(
+    (t) =>
+      t.state === "active" &&
+      t.expiresAt === null &&
+      t.scopes.length === 8 &&
+      organizations.get(t.organization) === true,
+  );
+  return token === undefined ? {} : { tryItToken: token.token };
+}
+
+/** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */
+function withPrefix(manifest: TokenManifest, prefix: string): TokenManifest {
+  if (prefix === manifest.tokenPrefix) return manifest;
+  const from = `${manifest.tokenPrefix}_`;
+  return {
+    ...manifest,
+    tokenPrefix: prefix,
+    tokens: manifest.tokens.map((t) => ({ ...t, token: `${prefix}_${t.token.slice(from.length)}` })),
+  };
+}

@@ -1,0 +1,38 @@
+import cors from "cors";
+
+/**
+ * §4 CORS: any origin; the listed methods and headers. The exposed headers let a browser read the
+ * rate-limit state and the reason of a 401, which are otherwise hidden from scripts. Exported so
+ * that answers written outside Express (src/edge/server.ts) carry the same headers.
+ */
+export const CORS_ORIGIN = "*";
+export const CORS_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type"] as const;
+export const CORS_EXPOSED_HEADERS = [
+  "RateLimit",
+  "RateLimit-Policy",
+  "Retry-After",
+  "WWW-Authenticate",
+] as const;
+
+/**
+ * The CORS headers of an actual (not pre-flight) response, as the middleware below writes them, for
+ * an answer that never reaches Express: without them a browser hides the answer from the script.
+ */
+export const corsResponseHeaders = (): Record<string, string> => ({
+  "Access-Control-Allow-Origin": CORS_ORIGIN,
+  "Access-Control-Expose-Headers": CORS_EXPOSED_HEADERS.join(","),
+});
+
+/**
+ * It runs first, so every response carries the headers, errors and 429s included, and a browser can
+ * read why it failed (spec-gaps #22); pre-flights end here, without a token.
+ */
+export const corsMiddleware = () =>
+  cors({
+    origin: CORS_ORIGIN,
+    methods: [...CORS_METHODS],
+    allowedHeaders: [...CORS_ALLOWED_HEADERS],
+    exposedHeaders: [...CORS_EXPOSED_HEADERS],
+    optionsSuccessStatus: 204,
+  });

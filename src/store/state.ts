@@ -1,0 +1,227 @@
+import { TokenRegistry, type TokenChange } from "./tokens.js";
+import type { SteerableClock } from "../model/clock.js";
+import { FaultRegistry } from "./faults.js";
+import { Journal } from "./journal.js";
+import type { FixtureSet } from "./fixtures/load.js";
+import type { TokenManifest } from "./fixtures/manifest.js";
+import type { Change, StateImage } from "./persistence/format.js";
+import { RollingWindowStore, type RateLimitOptions } from "../doors/api/rate-limit.js";
+import { Store } from "./store.js";
+
+export interface ReferenceStateOptions {
+  /** What a reset goes back to; its manifest already carries the tokens as this server accepts them. */
+  fixtures: FixtureSet;
+  tokenPrefix: string;
+  clock: SteerableClock;
+  rateLimit: RateLimitOptions;
+  /** A store of one's own (tests that make the store fail); it is cleared and seeded here. */
+  store?: Store;
+}
+
+/**
+ * Where the state's changes go to be kept (`--data DIR`): each change is recorded as it is applied,
+ * and a door that promises a change was made (a 201) awaits `durable()` first.
+ */
+export interface PersistenceHook {
+  record(change: Change): void;
+  /** The whole state is to be written as it is (a reset); `reseeded`: all of it from the fixtures. */
+  snapshot(reseeded: boolean): void;
+  durable(): Promise<void>;
+}
+
+/**
+ * The one reference state that every door (API, control surface, web pages) reads and changes:
+ * records, tokens and their usage, the clock, rate-limit counters, armed faults and the journal.
+ * A reset puts it back to the fixtures in place, so that every door keeps the objects it holds.
+ */
+export class ReferenceState {
+  readonly store: Store;
+  readonly tokens: TokenRegistry;
+  readonly clock: SteerableClock;
+  readonly rateLimits: RollingWindowStore;
+  readonly faults = new FaultRegistry();
+  readonly journal = new Journal();
+  readonly fixtures: FixtureSet;
+  /** Fixture tokens' ids and creation instants by label, drawn once, so that a reset gives them back as they were. */
+  readonly #fixtureTokens = new Map<string, { id: string; createdAt: Date }>();
+  #persistence: PersistenceHook | undefined;
+  /** Above 0 while seeding or restoring: what is done then is covered by a snapshot, not journaled. */
+  #quiet = 0;
+  /** Tokens used since their usage was last written: usage is kept lazily (DECISIONS.md). */
+  readonly #used = new Set<string>();
+
+  constructor(options: ReferenceStateOptions) {
+    this.fixtures = options.fixtures;
+    this.clock = options.clock;
+    this.store = options.store ?? new Store();
+    this.tokens = new TokenRegistry({
+      prefix: options.tokenPrefix,
+      clock: options.clock,
+      onChange: (change) => this.#tokenChanged(change),
+    });
+    this.rateLimits = new RollingWindowStore(options.rateLimit, options.clock);
+    // Hooked here, below every door, so that whatever door adds a record, makes, revokes or uses a
+    // token, or moves the clock, the change is kept.
+    this.store.observe((addition) => this.#record(addition));
+    this.clock.observe(() => this.#record({ type: "clock", data: this.clock.setting() }));
+    this.#quietly(() => this.#seed());
+  }
+
+  get manifest(): TokenManifest {
+    return this.fixtures.manifest;
+  }
+
+  /**
+   * Everything back to the fixtures: records, tokens with their usage, rate-limit counters, faults
+   * and the journal; or only what belongs to one organization. The clock is left where it is.
+   */
+  reset(organizationId?: string): void {
+    this.#quietly(() => this.#reset(organizationId));
+    this.#persistence?.snapshot(organizationId === undefined);
+  }
+
+  /** From now on, every change goes to `persistence`. */
+  attach(persistence: PersistenceHook): void {
+    this.#persistence = persistence;
+  }
+
+  /** Resolves once every change made so far is kept (at once without persistence). */
+  durable(): Promise<void> {
+    return this.#persistence?.durable() ?? Promise.resolve();
+  }
+
+  /** The whole state, for a snapshot: records, tokens with their hash and usage, the clock's setting. */
+  image(): StateImage {
+    return { ...this.store.records(), tokens: this.tokens.export(), clock: this.clock.setting() };
+  }
+
+  /** The usage counted since the last call, as token changes: persistence writes it with its next write. */
+  takeLazy(): Change[] {
+    const changes: Change[] = [];
+    for (const id of this.#used) {
+      const data = this.tokens.exportOne(id);
+      if (data !== undefined) changes.push({ type: "token", data });
+    }
+    this.#used.clear();
+    return changes;
+  }
+
+  /** Replaces the whole state with one read back from a data directory (rate limits start afresh). */
+  restore(image: StateImage): void {
+    this.#quietly(() => {
+      this.store.clear();
+      this.tokens.remove();
+      this.rateLimits.resetAll();
+      image.organizations.forEach((o) => this.store.addOrganization(o));
+      image.accounts.forEach((a) => this.store.addAccount(a));
+      image.contacts.forEach((c) => this.store.addContact(c));
+      image.products.forEach((p) => this.store.addProduct(p));
+      image.invoices.forEach((i) => this.store.addInvoice(i));
+      image.expenses.forEach((e) => this.store.addExpense(e));
+      image.tokens.forEach((t) => this.tokens.restore(t));
+      this.clock.applySetting(image.clock);
+      // A later reset gives the fixture tokens back with the ids and instants they have here.
+      this.#fixtureTokens.clear();
+      for (const t of this.manifest.tokens) {
+        const resolution = this.tokens.resolve(`Bearer ${t.token}`);
+        const id = resolution.ok ? resolution.token.id : resolution.tokenId;
+        const view = id === undefined ? undefined : this.tokens.get(id);
+        if (view !== undefined) this.#fixtureTokens.set(t.label, { id: view.id, createdAt: view.createdAt });
+      }
+    });
+  }
+
+  /** Applies one change read back from a journal. */
+  apply(change: Change): void {
+    this.#quietly(() => {
+      switch (change.type) {
+        case "organization":
+          return this.store.addOrganization(change.data);
+        case "account":
+          return this.store.addAccount(change.data);
+        case "contact":
+          return this.store.addContact(change.data);
+        case "product":
+          return this.store.addProduct(change.data);
+        case "invoice":
+          return this.store.addInvoice(change.data);
+        case "expense":
+          return this.store.addExpense(change.data);
+        case "token":
+          return this.tokens.restore(change.data);
+        case "clock":
+          return this.clock.applySetting(change.data);
+      }
+    });
+  }
+
+  #quietly(run: () => void): void {
+    this.#quiet += 1;
+    try {
+      run();
+    } finally {
+      this.#quiet -= 1;
+    }
+  }
+
+  #record(change: Change): void {
+    if (this.#quiet === 0) this.#persistence?.record(change);
+  }
+
+  #tokenChanged(change: TokenChange): void {
+    if (this.#quiet > 0 || this.#persistence === undefined) return;
+    if (change.type === "used") {
+      this.#used.add(change.id);
+      return;
+    }
+    this.#used.delete(change.data.id); // the record written now carries its usage
+    this.#record({ type: "token", data: change.data });
+  }
+
+  #reset(organizationId: string | undefined): void {
+    if (organizationId === undefined) {
+      this.store.clear();
+      this.tokens.remove();
+      this.rateLimits.resetAll();
+      this.faults.clear();
+      this.journal.clear();
+      this.#seed();
+      return;
+    }
+    if (this.store.organization(organizationId) === undefined) {
+      throw new RangeError(`unknown organization ${organizationId}`);
+    }
+    for (const token of this.tokens.list(organizationId)) this.rateLimits.resetKey(`token:${token.id}`);
+    this.store.clearOrganization(organizationId);
+    this.tokens.remove(organizationId);
+    this.faults.clear(organizationId);
+    this.journal.clear(organizationId);
+    this.#seed(organizationId);
+  }
+
+  #seed(only?: string): void {
+    const mine = <T extends { organizationId: string }>(records: T[]) =>
+      only === undefined ? records : records.filter((r) => r.organizationId === only);
+    const f = this.fixtures;
+    if (only === undefined) f.organizations.forEach((o) => this.store.addOrganization(o));
+    mine(f.accounts).forEach((a) => this.store.addAccount(a));
+    mine(f.contacts).forEach((c) => this.store.addContact(c));
+    mine(f.products).forEach((p) => this.store.addProduct(p));
+    mine(f.invoices).forEach((i) => this.store.addInvoice(i));
+    mine(f.expenses).forEach((e) => this.store.addExpense(e));
+    for (const t of f.manifest.tokens) {
+      if (only !== undefined && t.organization !== only) continue;
+      const first = this.#fixtureTokens.get(t.label);
+      const view = this.tokens.import({
+        token: t.token,
+        organizationId: t.organization,
+        name: t.label,
+        scopes: t.scopes,
+        expiresAt: t.expiresAt === null ? null : new Date(t.expiresAt),
+        revoked: t.state === "revoked",
+        ...first,
+      });
+      this.#fixtureTokens.set(t.label, { id: view.id, createdAt: view.createdAt });
+    }
+  }
+}

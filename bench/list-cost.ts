@@ -40,7 +40,7 @@ async function measure(contacts: number): Promise<number[]> {
       createdAt: at,
       updatedAt: at,
     };
-    reference.store.addContact(c);
+    reference.store.add({ type: "contact", data: c });
   }
   const server = reference.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

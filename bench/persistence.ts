@@ -124,7 +124,7 @@ try {
       createdAt: at,
       updatedAt: at,
     };
-    building.store.addProduct(product);
+    building.store.add({ type: "product", data: product });
     if (n % 1000 === 999) await building.state.durable();
   }
   await building.close();
@@ -160,7 +160,7 @@ try {
 
   // The same state compacted: a reset of nothing would clear it, so compaction is asked of the data directory.
   const compacting = await createReference({ ...quiet, dataDir: dir, persistence: { compactAfterBytes: 0 } });
-  compacting.store.addOrganization({ id: "org_bench", name: "Bench", plan: "BUSINESS" });
+  compacting.store.add({ type: "organization", data: { id: "org_bench", name: "Bench", plan: "BUSINESS" } });
   await compacting.state.durable();
   for (let i = 0; i < 100 && (compacting.dataStats()?.snapshots ?? 0) < 1; i += 1) {
     await new Promise((r) => setTimeout(r, 50));

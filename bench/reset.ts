@@ -35,31 +35,37 @@ for (let round = 0; round < ROUNDS; round++) {
     const organizationId = orgs[i % 2] ?? "org_lumiere";
     const at = clock.now();
     if (i % 2 === 0) {
-      reference.store.addContact({
-        id: `con_b${n}`,
-        organizationId,
-        type: "CLIENT",
-        name: `C${n}`,
-        email: null,
-        phone: null,
-        address: null,
-        taxNumberTPS: null,
-        taxNumberTVQ: null,
-        createdAt: at,
-        updatedAt: at,
+      reference.store.add({
+        type: "contact",
+        data: {
+          id: `con_b${n}`,
+          organizationId,
+          type: "CLIENT",
+          name: `C${n}`,
+          email: null,
+          phone: null,
+          address: null,
+          taxNumberTPS: null,
+          taxNumberTVQ: null,
+          createdAt: at,
+          updatedAt: at,
+        },
       });
     } else {
-      reference.store.addProduct({
-        id: `prd_b${n}`,
-        organizationId,
-        sku: `B-${n}`,
-        name: `P${n}`,
-        description: null,
-        type: "PRODUCT",
-        unitPrice: new Decimal(1),
-        taxable: true,
-        createdAt: at,
-        updatedAt: at,
+      reference.store.add({
+        type: "product",
+        data: {
+          id: `prd_b${n}`,
+          organizationId,
+          sku: `B-${n}`,
+          name: `P${n}`,
+          description: null,
+          type: "PRODUCT",
+          unitPrice: new Decimal(1),
+          taxable: true,
+          createdAt: at,
+          updatedAt: at,
+        },
       });
     }
   }

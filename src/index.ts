@@ -1,22 +1,37 @@
-export { createApp, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT, type AppOptions } from "./edge/app.js";
-export { createServer, SERVER_DEFAULTS, type ServerOptions } from "./edge/server.js";
+// The package's public surface (`accounting-api-reference`): one factory, the HTTP server around it,
+// and what a test or a tool may want to read of the state. README.md documents each.
 export {
   createReference,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_RATE_LIMIT,
   DEFAULT_TOKEN_PREFIX,
   type Reference,
   type ReferenceOptions,
 } from "./entry/reference.js";
-export { TokenRegistry, type TokenStatus, type TokenView } from "./store/tokens.js";
-export { Store } from "./store/store.js";
-export { ManualClock, systemClock, type Clock } from "./model/clock.js";
-export { ApiError, ERROR_STATUS, type ErrorCode } from "./model/errors.js";
-export { loadFixtures, FixtureError, type FixtureSet } from "./store/fixtures/load.js";
-export { defaultFixturesDir } from "./store/fixtures/paths.js";
-export { TokenManifestSchema, type TokenManifest, type ManifestToken } from "./store/fixtures/manifest.js";
+export { createServer, SERVER_DEFAULTS, type ServerOptions } from "./edge/server.js";
+export { Control } from "./doors/control/control.js";
+export { docsRouter, type DocsOptions } from "./doors/pages/docs.js";
 export {
   buildOpenApiDocument,
   renderOpenApiJson,
   type OpenApiDocument,
   type OpenApiOptions,
 } from "./openapi/document.js";
-export { docsRouter, type DocsOptions } from "./doors/pages/docs.js";
+export { ManualClock, systemClock, type Clock } from "./model/clock.js";
+export { ApiError, ERROR_CODES, ERROR_STATUS, type ErrorCode } from "./model/errors.js";
+export type {
+  Contact,
+  Expense,
+  Invoice,
+  LedgerAccount,
+  Organization,
+  Product,
+  Scope,
+} from "./model/records.js";
+export { loadFixtures, FixtureError, type FixtureSet } from "./store/fixtures/load.js";
+export { defaultFixturesDir } from "./store/fixtures/paths.js";
+export { TokenManifestSchema, type TokenManifest, type ManifestToken } from "./store/fixtures/manifest.js";
+export type { Latency, ReferenceState } from "./store/state.js";
+export { Store, type PageQuery } from "./store/store.js";
+export { TokenRegistry, type TokenStatus, type TokenView } from "./store/tokens.js";
+export type { RateLimitOptions } from "./store/windows.js";

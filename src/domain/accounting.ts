@@ -7,7 +7,7 @@ import type {
   InvoiceListInput,
   ProductCreateInput,
   ProductListInput,
-} from "../validation/schemas.js";
+} from "./inputs.js";
 import { DomainError } from "./errors.js";
 import type { IdGenerator } from "../store/ids.js";
 import type { Contact, Expense, Invoice, Product } from "../model/records.js";
@@ -44,7 +44,7 @@ export class Accounting {
       createdAt: now,
       updatedAt: now, // spec-gaps #29
     };
-    this.deps.store.addContact(contact);
+    this.deps.store.add({ type: "contact", data: contact });
     return contact;
   }
 
@@ -71,7 +71,7 @@ export class Accounting {
       createdAt: now,
       updatedAt: now,
     };
-    this.deps.store.addProduct(product);
+    this.deps.store.add({ type: "product", data: product });
     return product;
   }
 

@@ -1,7 +1,8 @@
 import request from "supertest";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createApp } from "./app.js";
-import { ManualClock, SteerableClock } from "../model/clock.js";
+import { buildApp } from "./app.js";
+import { ManualClock } from "../model/clock.js";
+import { SteerableClock } from "../store/clock.js";
 import type { Contact } from "../model/records.js";
 import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { ReferenceState } from "../store/state.js";
@@ -327,7 +328,14 @@ describe("internal errors", () => {
       store: new FailingStore(),
     });
     const lines: string[] = [];
-    const app = createApp(state, { log: (line) => lines.push(line) });
+    const app = buildApp(state, {
+      bodyLimitBytes: 100 * 1024,
+      log: (line) => lines.push(line),
+      controlKey: null,
+      allowedHosts: [],
+      tryItToken: undefined,
+      ids: undefined,
+    });
     const res = await request(app).get("/api/v1/contacts").set(ref.auth("lumiere-full"));
     return { res, lines };
   }

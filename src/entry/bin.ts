@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from "commander";
 import { isIP, type AddressInfo } from "node:net";
-import type { Latency } from "../doors/control/control.js";
+import type { Latency } from "../store/state.js";
 import { SCOPES } from "../model/records.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";

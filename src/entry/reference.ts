@@ -1,53 +1,61 @@
 import { randomBytes } from "node:crypto";
 import type { Express } from "express";
-import { createApp, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_RATE_LIMIT } from "../edge/app.js";
-import type { TokenRegistry } from "../store/tokens.js";
-import { SteerableClock, systemClock, type Clock } from "../model/clock.js";
-import { Control, type Latency } from "../doors/control/control.js";
-import { drawBase62, type IdGenerator } from "../store/ids.js";
+import { Control } from "../doors/control/control.js";
+import { buildApp } from "../edge/app.js";
+import { systemClock, type Clock } from "../model/clock.js";
+import { SteerableClock } from "../store/clock.js";
 import { loadFixtures } from "../store/fixtures/load.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
+import { drawBase62, type IdGenerator } from "../store/ids.js";
 import type { DataDir, DataReport } from "../store/persistence/data-dir.js";
-import type { RateLimitOptions } from "../doors/api/rate-limit.js";
-import { ReferenceState } from "../store/state.js";
+import { ReferenceState, type Latency } from "../store/state.js";
 import type { Store } from "../store/store.js";
+import type { TokenRegistry } from "../store/tokens.js";
+import type { RateLimitOptions } from "../store/windows.js";
+
+/** §8: 100 requests a minute. */
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 100, windowMs: 60_000 };
+export const DEFAULT_BODY_LIMIT_BYTES = 100 * 1024;
 
 export const DEFAULT_TOKEN_PREFIX = "acct";
 
+/** Everything a reference can be built with; each has a default, so `createReference()` serves. */
 export interface ReferenceOptions {
-  fixturesDir?: string;
+  fixturesDir?: string | undefined;
   /** The clock the reference's own clock follows (a test's ManualClock); the system's by default. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** The instant the reference's clock starts at (`--now`); it runs on from there. */
-  now?: Date;
-  ids?: IdGenerator;
+  now?: Date | undefined;
+  /** Ids of created records (tests fix them); random by default. */
+  ids?: IdGenerator | undefined;
   /** §5.1 `<token_prefix>`, without its underscore (spec-gaps #1). */
-  tokenPrefix?: string;
-  rateLimit?: RateLimitOptions;
-  bodyLimitBytes?: number;
-  log?: (line: string) => void;
+  tokenPrefix?: string | undefined;
+  rateLimit?: RateLimitOptions | undefined;
+  bodyLimitBytes?: number | undefined;
+  /** Where internal errors and persistence failures are told; stderr by default. */
+  log?: ((line: string) => void) | undefined;
   /**
    * The key of the control surface over HTTP: a given string, `undefined` for a random one, or
    * `null` to leave the HTTP door closed (the in-process `control` is always there).
    */
   controlKey?: string | null;
   /** A random delay before every API answer (`--latency 200-800`). */
-  latency?: Latency | null;
+  latency?: Latency | null | undefined;
   /** Host names besides IP literals and localhost that the control surface and pages answer to. */
-  allowedHosts?: readonly string[];
+  allowedHosts?: readonly string[] | undefined;
   /**
    * `--data DIR`: keep the state in this directory across restarts (seeded from the fixtures when
    * it is empty or missing). Without it, the state lives in memory only.
    */
-  dataDir?: string;
+  dataDir?: string | undefined;
   /** Tuning of the data directory (the benchmark turns compaction off). */
-  persistence?: { compactAfterBytes?: number };
+  persistence?: { compactAfterBytes?: number | undefined } | undefined;
   /**
    * A write to the data directory failed: the server can no longer keep what it answers 201 to
    * (the entry file stops the process). Logged by default.
    */
-  onPersistenceFailure?: (err: Error) => void;
+  onPersistenceFailure?: ((err: Error) => void) | undefined;
 }
 
 export interface Reference {
@@ -86,7 +94,9 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     tokenPrefix: prefix,
     clock,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    latency: options.latency,
   });
+  const log = options.log ?? ((line: string) => console.error(line));
   let dataDir: DataDir | null = null;
   if (options.dataDir !== undefined) {
     // Loaded only with --data: the journal's code and write-file-atomic are no cost of a plain start.
@@ -95,23 +105,21 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
       dir: options.dataDir,
       fixturesDir,
       tokenPrefix: prefix,
-      ...options.persistence,
+      compactAfterBytes: options.persistence?.compactAfterBytes,
       // Without a handler of its own, the failure is logged and every later write answers 500.
-      onFatal: options.onPersistenceFailure ?? ((err) => (options.log ?? console.error)(err.message)),
+      onFatal: options.onPersistenceFailure ?? ((err) => log(err.message)),
       // An explicit start instant is this run's: it wins over a clock kept from an earlier run.
       keepClock: options.now === undefined,
     });
   }
   const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
-  const latency = options.latency ?? null;
-  const app = createApp(state, {
-    ...(options.ids === undefined ? {} : { ids: options.ids }),
+  const app = buildApp(state, {
     bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    ...(options.log === undefined ? {} : { log: options.log }),
-    control: controlKey === null ? false : { key: controlKey },
+    log,
+    controlKey,
     allowedHosts: options.allowedHosts ?? [],
-    latency,
-    ...tryItToken(state.manifest),
+    tryItToken: tryItToken(state.manifest),
+    ids: options.ids,
   });
   return {
     app,
@@ -120,7 +128,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     tokens: state.tokens,
     manifest: state.manifest,
     clock,
-    control: new Control(state, latency),
+    control: new Control(state),
     controlKey,
     data: dataDir?.report ?? null,
     dataStats: () => dataDir?.stats ?? null,
@@ -131,7 +139,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
 }
 
 /** The docs page's "try it" uses a fixture token with every scope (a test token, printed in the banner). */
-function tryItToken(manifest: TokenManifest): { tryItToken?: string } {
+function tryItToken(manifest: TokenManifest): string | undefined {
   const organizations = new Map(manifest.organizations.map((o) => [o.id, o.apiAccess]));
   const token = manifest.tokens.find(
     (t) =>
@@ -140,7 +148,7 @@ function tryItToken(manifest: TokenManifest): { tryItToken?: string } {
       t.scopes.length === 8 &&
       organizations.get(t.organization) === true,
   );
-  return token === undefined ? {} : { tryItToken: token.token };
+  return token?.token;
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */

@@ -13,6 +13,20 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The codes in the order of their statuses, for whoever lists them all. */
+export const ERROR_CODES = [
+  "invalid_request",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "rate_limited",
+  "internal_error",
+] as const satisfies readonly ErrorCode[];
+
+/** The code of a status of §7's table, if it is one. */
+export const errorCodeOf = (status: number): ErrorCode | undefined =>
+  ERROR_CODES.find((code) => ERROR_STATUS[code] === status);
+
 /** Per-field messages, keyed by the field's path (`name`, `limit`, `contact.email`). */
 export type ErrorDetails = Record<string, string[]>;
 

@@ -7,27 +7,20 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from "zod-openapi";
-import { systemClock } from "../model/clock.js";
-import { Accounting } from "../domain/accounting.js";
-import { randomIds } from "../store/ids.js";
-import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
-import { ANNOUNCED, buildRoutes, type Route } from "../routes/table.js";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../model/errors.js";
+import { NO_BODY, NO_QUERY, TABLE_ROWS, type AnnouncedEndpoint, type Endpoint } from "../routes/table.js";
 import { ErrorJson } from "../serialization/resources.js";
-import { Store } from "../store/store.js";
 
 /**
- * The OpenAPI 3.1 document, generated from the route table and the zod schemas the server validates
- * and serializes with, so that it cannot describe another server than the one that runs. What JSON
+ * The OpenAPI 3.1 document, generated from §4's table (src/routes/table.ts) and the zod schemas the
+ * server validates and serializes with, so that it cannot describe another server than the one that
+ * runs. What JSON
  * Schema cannot say is written in the descriptions (see `API_DESCRIPTION` and DECISIONS.md).
  */
 
 export type OpenApiDocument = oas31.OpenAPIObject;
 
 export const SECURITY_SCHEME = "bearerAuth";
-
-/** The route table without a live store: the handlers are never called, only the schemas are read. */
-export const documentedRoutes = (): Route[] =>
-  buildRoutes(new Accounting({ store: new Store(), clock: systemClock, ids: randomIds }));
 
 // --- headers ---------------------------------------------------------------------------------------
 
@@ -123,9 +116,9 @@ const PIPELINE_ERRORS: readonly ErrorCode[] = ["unauthorized", "forbidden", "rat
  * The errors an operation can answer with: the pipeline's, plus invalid_request when it reads a query
  * or a body (403 covers the scope). No route of the table answers 404: only unknown paths do.
  */
-export function errorCodesOf(route: Route): ErrorCode[] {
+export function errorCodesOf(endpoint: Endpoint): ErrorCode[] {
   const codes: ErrorCode[] = [...PIPELINE_ERRORS];
-  if (route.query !== undefined || route.body !== undefined) codes.push("invalid_request");
+  if (endpoint.query !== NO_QUERY || endpoint.body !== NO_BODY) codes.push("invalid_request");
   return codes.sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b]);
 }
 
@@ -137,41 +130,35 @@ function errorResponses(codes: readonly ErrorCode[]): ZodOpenApiResponsesObject 
 
 const resourceOf = (path: string): string => path.split("/").at(-1) ?? path;
 const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
-const singular = (s: string): string => s.replace(/s$/, "");
 
-export const operationIdOf = (method: string, path: string, list: boolean): string =>
-  method === "get" && list
-    ? `list${capitalized(resourceOf(path))}`
-    : `create${capitalized(singular(resourceOf(path)))}`;
-
-function operation(route: Route): ZodOpenApiOperationObject {
-  const data = route.list ? z.array(route.response) : route.response;
+function operation(operationId: string, endpoint: Endpoint): ZodOpenApiOperationObject {
+  const data = endpoint.list ? z.array(endpoint.response) : endpoint.response;
   const success: ZodOpenApiResponseObject = {
-    description: route.list
+    description: endpoint.list
       ? "The list, newest first (ties by id, descending), at most `limit` items."
       : "The created record.",
     headers: z.object(rateLimitHeaders),
     content: { [JSON_TYPE]: { schema: z.strictObject({ data }) } },
   };
   return {
-    operationId: operationIdOf(route.method, route.path, route.list),
-    summary: route.summary,
-    description: `Requires the scope \`${route.scope}\` (§4, §5).`,
-    tags: [capitalized(resourceOf(route.path))],
-    security: [{ [SECURITY_SCHEME]: [route.scope] }],
-    "x-scopes": [route.scope],
-    ...(route.query === undefined ? {} : { requestParams: { query: route.query as z.ZodObject } }),
-    ...(route.body === undefined
+    operationId,
+    summary: endpoint.summary,
+    description: `Requires the scope \`${endpoint.scope}\` (§4, §5).`,
+    tags: [capitalized(resourceOf(endpoint.path))],
+    security: [{ [SECURITY_SCHEME]: [endpoint.scope] }],
+    "x-scopes": [endpoint.scope],
+    ...(endpoint.query === NO_QUERY ? {} : { requestParams: { query: endpoint.query } }),
+    ...(endpoint.body === NO_BODY
       ? {}
-      : { requestBody: { required: true, content: { [JSON_TYPE]: { schema: route.body } } } }),
-    responses: { [String(route.status)]: success, ...errorResponses(errorCodesOf(route)) },
+      : { requestBody: { required: true, content: { [JSON_TYPE]: { schema: endpoint.body } } } }),
+    responses: { [String(endpoint.status)]: success, ...errorResponses(errorCodesOf(endpoint)) },
   };
 }
 
 /** §1, §4 "Not available", §9: listed so that nobody looks for them, answered 404 (spec-gaps #24). */
-function announcedOperation(a: (typeof ANNOUNCED)[number]): ZodOpenApiOperationObject {
+function announcedOperation(operationId: string, a: AnnouncedEndpoint): ZodOpenApiOperationObject {
   return {
-    operationId: operationIdOf(a.method, a.path, false),
+    operationId,
     summary: `${a.what}: announced, not yet available`,
     description: `Announced (§1, §4 "Not available", §9) but not available: any token with API access gets 404 not_found saying so. No scope grants it yet.`,
     tags: [capitalized(resourceOf(a.path))],
@@ -203,16 +190,19 @@ export interface OpenApiOptions {
   version?: string;
 }
 
-/** The OpenAPI 3.1 document of the routes (the reference's own table by default). */
-export function buildOpenApiDocument(
-  routes: readonly Route[] = documentedRoutes(),
-  options: OpenApiOptions = {},
-): OpenApiDocument {
+/** The OpenAPI 3.1 document of §4's table. */
+export function buildOpenApiDocument(options: OpenApiOptions = {}): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
-  for (const r of routes) paths[r.path] = { ...paths[r.path], [r.method]: operation(r) };
-  for (const a of ANNOUNCED) paths[a.path] = { ...paths[a.path], [a.method]: announcedOperation(a) };
+  // Every available operation first, then the announced ones, in the table's order.
+  const rows = [...TABLE_ROWS].sort(
+    (a, b) => Number(a.row.announced === true) - Number(b.row.announced === true),
+  );
+  for (const { operationId, row } of rows) {
+    const op = row.announced === true ? announcedOperation(operationId, row) : operation(operationId, row);
+    paths[row.path] = { ...paths[row.path], [row.method]: op };
+  }
 
-  const codes = Object.keys(ERROR_STATUS) as ErrorCode[];
+  const codes = ERROR_CODES;
   return createDocument({
     openapi: "3.1.0",
     info: {

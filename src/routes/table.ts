@@ -1,6 +1,4 @@
-import type { z } from "zod";
-import type { AuthContext } from "../doors/api/auth.js";
-import type { Accounting } from "../domain/accounting.js";
+import { z } from "zod";
 import type { Scope } from "../model/records.js";
 import {
   ContactCreatedJson,
@@ -8,11 +6,6 @@ import {
   ExpenseJson,
   InvoiceJson,
   ProductJson,
-  toContact,
-  toContactCreated,
-  toExpense,
-  toInvoice,
-  toProduct,
 } from "../serialization/resources.js";
 import {
   ContactCreateBody,
@@ -23,112 +16,128 @@ import {
   ProductListQuery,
 } from "../validation/schemas.js";
 
-type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
-
 /**
- * One row of §4's endpoint table. The route table is data: the router is built from it, and the
- * OpenAPI document to come will be generated from the same schemas.
+ * §4's endpoint table as data: what each endpoint is (method, path, scope, success status, the
+ * schemas of its query, body and `data`), with no code. The API door binds each row to its handler
+ * (src/doors/api/handlers.ts), the OpenAPI document is generated from it (src/openapi/), and the
+ * announced endpoints are rows too, answered 404 until they exist.
  */
-export interface Route<Q extends z.ZodType | undefined = z.ZodType | undefined, B = z.ZodType | undefined> {
-  method: "get" | "post";
-  path: string;
-  scope: Scope;
-  summary: string;
-  status: 200 | 201;
-  query: Q;
-  body: B;
-  /** The schema of `data` (an element's, for lists). */
-  response: z.ZodType;
-  list: boolean;
-  handle(input: { query: Output<Q>; body: Output<B>; auth: AuthContext }): unknown;
+
+/** What a GET reads of its body: nothing. */
+export const NO_BODY = z.undefined();
+/** What a POST reads of its query string: nothing (unknown parameters are ignored, spec-gaps #11). */
+export const NO_QUERY = z.object({});
+
+export interface Endpoint {
+  readonly method: "get" | "post";
+  readonly path: string;
+  readonly scope: Scope;
+  readonly summary: string;
+  readonly status: 200 | 201;
+  readonly query: z.ZodObject;
+  readonly body: z.ZodType;
+  /** The schema of `data`, or of each of its items for a list. */
+  readonly response: z.ZodType;
+  readonly list: boolean;
+  readonly announced?: false;
 }
 
-const route = <Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(r: Route<Q, B>) =>
-  r as unknown as Route;
-
-export function buildRoutes(accounting: Accounting): Route[] {
-  return [
-    route({
-      method: "get",
-      path: "/api/v1/contacts",
-      scope: "contacts:read",
-      summary: "List contacts, newest first",
-      status: 200,
-      query: ContactListQuery,
-      body: undefined,
-      response: ContactJson,
-      list: true,
-      handle: ({ query, auth }) => accounting.listContacts(auth.organizationId, query).map(toContact),
-    }),
-    route({
-      method: "post",
-      path: "/api/v1/contacts",
-      scope: "contacts:write",
-      summary: "Create a contact",
-      status: 201,
-      query: undefined,
-      body: ContactCreateBody,
-      response: ContactCreatedJson,
-      list: false,
-      handle: ({ body, auth }) => toContactCreated(accounting.createContact(auth.organizationId, body), body),
-    }),
-    route({
-      method: "get",
-      path: "/api/v1/products",
-      scope: "products:read",
-      summary: "List products and services, newest first",
-      status: 200,
-      query: ProductListQuery,
-      body: undefined,
-      response: ProductJson,
-      list: true,
-      handle: ({ query, auth }) => accounting.listProducts(auth.organizationId, query).map(toProduct),
-    }),
-    route({
-      method: "post",
-      path: "/api/v1/products",
-      scope: "products:write",
-      // §4 leaves the status and body open; the common rule "201 for creation" decides (spec-gaps #6).
-      summary: "Create a product or service",
-      status: 201,
-      query: undefined,
-      body: ProductCreateBody,
-      response: ProductJson,
-      list: false,
-      handle: ({ body, auth }) => toProduct(accounting.createProduct(auth.organizationId, body)),
-    }),
-    route({
-      method: "get",
-      path: "/api/v1/invoices",
-      scope: "invoices:read",
-      summary: "List invoices, newest date first",
-      status: 200,
-      query: InvoiceListQuery,
-      body: undefined,
-      response: InvoiceJson,
-      list: true,
-      handle: ({ query, auth }) => accounting.listInvoices(auth.organizationId, query).map(toInvoice),
-    }),
-    route({
-      method: "get",
-      path: "/api/v1/expenses",
-      scope: "expenses:read",
-      summary: "List expenses, newest date first",
-      status: 200,
-      query: ExpenseListQuery,
-      body: undefined,
-      response: ExpenseJson,
-      list: true,
-      handle: ({ query, auth }) => accounting.listExpenses(auth.organizationId, query).map(toExpense),
-    }),
-  ];
+/** §1, §4 "Not available", §9: announced or planned, not yet there (spec-gaps #24). */
+export interface AnnouncedEndpoint {
+  readonly method: "post";
+  readonly path: string;
+  /** What it will do, for its 404 message and its documentation. */
+  readonly what: string;
+  readonly announced: true;
 }
 
-/**
- * §4 "Not available" and §1, §9: announced or planned, so they get their own message, but they do not
- * exist (spec-gaps #24).
- */
-export const ANNOUNCED = [
-  { method: "post", path: "/api/v1/invoices", what: "Invoice creation" },
-  { method: "post", path: "/api/v1/expenses", what: "Expense creation" },
-] as const;
+/** Keyed by operation id (the OpenAPI document's `operationId`). */
+export const API_TABLE = {
+  listContacts: {
+    method: "get",
+    path: "/api/v1/contacts",
+    scope: "contacts:read",
+    summary: "List contacts, newest first",
+    status: 200,
+    query: ContactListQuery,
+    body: NO_BODY,
+    response: ContactJson,
+    list: true,
+  },
+  createContact: {
+    method: "post",
+    path: "/api/v1/contacts",
+    scope: "contacts:write",
+    summary: "Create a contact",
+    status: 201,
+    query: NO_QUERY,
+    body: ContactCreateBody,
+    response: ContactCreatedJson,
+    list: false,
+  },
+  listProducts: {
+    method: "get",
+    path: "/api/v1/products",
+    scope: "products:read",
+    summary: "List products and services, newest first",
+    status: 200,
+    query: ProductListQuery,
+    body: NO_BODY,
+    response: ProductJson,
+    list: true,
+  },
+  createProduct: {
+    method: "post",
+    path: "/api/v1/products",
+    scope: "products:write",
+    summary: "Create a product or service",
+    // §4 leaves the status and body open; the common rule "201 for creation" decides (spec-gaps #6).
+    status: 201,
+    query: NO_QUERY,
+    body: ProductCreateBody,
+    response: ProductJson,
+    list: false,
+  },
+  listInvoices: {
+    method: "get",
+    path: "/api/v1/invoices",
+    scope: "invoices:read",
+    summary: "List invoices, newest date first",
+    status: 200,
+    query: InvoiceListQuery,
+    body: NO_BODY,
+    response: InvoiceJson,
+    list: true,
+  },
+  listExpenses: {
+    method: "get",
+    path: "/api/v1/expenses",
+    scope: "expenses:read",
+    summary: "List expenses, newest date first",
+    status: 200,
+    query: ExpenseListQuery,
+    body: NO_BODY,
+    response: ExpenseJson,
+    list: true,
+  },
+  createInvoice: { method: "post", path: "/api/v1/invoices", what: "Invoice creation", announced: true },
+  createExpense: { method: "post", path: "/api/v1/expenses", what: "Expense creation", announced: true },
+} as const satisfies Record<string, Endpoint | AnnouncedEndpoint>;
+
+export type ApiTable = typeof API_TABLE;
+export type OperationId = keyof ApiTable;
+/** The operations that exist (each bound to a handler by the API door). */
+export type AvailableId = {
+  [K in OperationId]: ApiTable[K] extends AnnouncedEndpoint ? never : K;
+}[OperationId];
+
+export interface TableRow {
+  operationId: string;
+  row: Endpoint | AnnouncedEndpoint;
+}
+
+/** The table's rows in order, for readers that take every row alike (the router, the document). */
+export const TABLE_ROWS: readonly TableRow[] = Object.entries(API_TABLE).map(([operationId, row]) => ({
+  operationId,
+  row,
+}));

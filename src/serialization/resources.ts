@@ -12,12 +12,11 @@ import {
 } from "../model/records.js";
 import { ERROR_STATUS, type ErrorCode, type ErrorDetails } from "../model/errors.js";
 import { renderedAs } from "./json-schema.js";
-import type { ContactCreateInput } from "../validation/schemas.js";
 
 /**
- * The JSON shapes served (§2), one schema per resource; they are the source for the OpenAPI
- * document to come, and tests check every response against them. Lists carry every field of the
- * spec's table, an unset optional as null (spec-gaps #4).
+ * The JSON shapes served (§2), one schema per resource, and the functions that give a record its
+ * shape. The OpenAPI document is generated from these schemas, and tests check every response
+ * against it. Lists carry every field of the spec's table, an unset optional as null (spec-gaps #4).
  */
 const money = z
   .string()
@@ -172,9 +171,14 @@ const errorJson = (code: ErrorCode) =>
       description: `§7's error envelope with code ${code} (HTTP ${ERROR_STATUS[code]}).`,
     });
 
-export const ErrorJson = Object.fromEntries(
-  (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => [code, errorJson(code)]),
-) as Record<ErrorCode, ReturnType<typeof errorJson>>;
+export const ErrorJson: Record<ErrorCode, ReturnType<typeof errorJson>> = {
+  invalid_request: errorJson("invalid_request"),
+  unauthorized: errorJson("unauthorized"),
+  forbidden: errorJson("forbidden"),
+  not_found: errorJson("not_found"),
+  rate_limited: errorJson("rate_limited"),
+  internal_error: errorJson("internal_error"),
+};
 
 export type ContactJson = z.infer<typeof ContactJson>;
 export type ContactCreatedJson = z.infer<typeof ContactCreatedJson>;
@@ -186,96 +190,72 @@ export type ExpenseJson = z.infer<typeof ExpenseJson>;
 const toMoney = (d: Decimal): string => d.toFixed(4);
 const toInstant = (d: Date): string => d.toISOString();
 
-/**
- * The store freezes a record when it stores it and never changes it after, so its served shape is
- * the same on every read: it is built on the first read and kept beside the record (a WeakMap, so
- * that a record the store drops takes its shape with it). Lists read the same records again and
- * again; formatting their timestamps and decimals once is the cheaper half of a list's cost (the
- * other, the JSON text, is kept by `envelope.ts` under the shape). A record not frozen, one that
- * did not come from the store, is served as it is now and not kept.
- */
-function onceFrozen<R extends object, J extends object>(toJson: (record: R) => J): (record: R) => J {
-  const shapes = new WeakMap<R, J>();
-  return (record) => {
-    const known = shapes.get(record);
-    if (known !== undefined) return known;
-    const shape = toJson(record);
-    if (!Object.isFrozen(record)) return shape;
-    for (const value of Object.values(shape)) {
-      if (typeof value === "object" && value !== null) Object.freeze(value);
-    }
-    shapes.set(record, Object.freeze(shape));
-    return shape;
-  };
-}
-
-export const toContact = onceFrozen(
-  (c: Contact): ContactJson => ({
-    id: c.id,
-    type: c.type,
-    name: c.name,
-    email: c.email,
-    phone: c.phone,
-    address: c.address,
-    taxNumberTPS: c.taxNumberTPS,
-    taxNumberTVQ: c.taxNumberTVQ,
-    createdAt: toInstant(c.createdAt),
-    updatedAt: toInstant(c.updatedAt),
-  }),
-);
-
-export const toContactCreated = (c: Contact, sent: ContactCreateInput): ContactCreatedJson => ({
+export const toContact = (c: Contact): ContactJson => ({
   id: c.id,
   type: c.type,
   name: c.name,
-  ...(sent.email === undefined ? {} : { email: sent.email }),
-  ...(sent.phone === undefined ? {} : { phone: sent.phone }),
+  email: c.email,
+  phone: c.phone,
+  address: c.address,
+  taxNumberTPS: c.taxNumberTPS,
+  taxNumberTVQ: c.taxNumberTVQ,
+  createdAt: toInstant(c.createdAt),
+  updatedAt: toInstant(c.updatedAt),
+});
+
+/** Which of the optional fields echoed at creation were sent (§2's "subset", spec-gaps #5). */
+export interface SentContactFields {
+  email?: string | undefined;
+  phone?: string | undefined;
+}
+
+export const toContactCreated = (c: Contact, sent: SentContactFields): ContactCreatedJson => ({
+  id: c.id,
+  type: c.type,
+  name: c.name,
+  // Sent or not: JSON leaves out a field whose value is undefined.
+  email: sent.email,
+  phone: sent.phone,
   createdAt: toInstant(c.createdAt),
 });
 
-export const toProduct = onceFrozen(
-  (p: Product): ProductJson => ({
-    id: p.id,
-    sku: p.sku,
-    name: p.name,
-    description: p.description,
-    type: p.type,
-    unitPrice: toMoney(p.unitPrice),
-    taxable: p.taxable,
-    createdAt: toInstant(p.createdAt),
-    updatedAt: toInstant(p.updatedAt),
-  }),
-);
+export const toProduct = (p: Product): ProductJson => ({
+  id: p.id,
+  sku: p.sku,
+  name: p.name,
+  description: p.description,
+  type: p.type,
+  unitPrice: toMoney(p.unitPrice),
+  taxable: p.taxable,
+  createdAt: toInstant(p.createdAt),
+  updatedAt: toInstant(p.updatedAt),
+});
 
-export const toInvoice = onceFrozen(
-  (i: Invoice): InvoiceJson => ({
-    id: i.id,
-    invoiceNumber: i.invoiceNumber,
-    date: toInstant(i.date),
-    dueDate: toInstant(i.dueDate),
-    status: i.status,
-    subtotal: toMoney(i.subtotal),
-    tps: toMoney(i.tps),
-    tvq: toMoney(i.tvq),
-    total: toMoney(i.total),
-    description: i.description,
-    contact: { ...i.contact },
-    createdAt: toInstant(i.createdAt),
-  }),
-);
+export const toInvoice = (i: Invoice): InvoiceJson => ({
+  id: i.id,
+  invoiceNumber: i.invoiceNumber,
+  date: toInstant(i.date),
+  dueDate: toInstant(i.dueDate),
+  status: i.status,
+  subtotal: toMoney(i.subtotal),
+  tps: toMoney(i.tps),
+  tvq: toMoney(i.tvq),
+  total: toMoney(i.total),
+  description: i.description,
+  contact: { ...i.contact },
+  createdAt: toInstant(i.createdAt),
+});
 
-export const toExpense = onceFrozen(
-  (e: Expense): ExpenseJson => ({
-    id: e.id,
-    date: toInstant(e.date),
-    status: e.status,
-    amount: toMoney(e.amount),
-    tps: toMoney(e.tps),
-    tvq: toMoney(e.tvq),
-    total: toMoney(e.total),
-    description: e.description,
-    contact: { ...e.contact },
-    account: { ...e.account },
-    createdAt: toInstant(e.createdAt),
-  }),
-);
+export const toExpense = (e: Expense): ExpenseJson => ({
+  id: e.id,
+  date: toInstant(e.date),
+  status: e.status,
+  amount: toMoney(e.amount),
+  tps: toMoney(e.tps),
+  tvq: toMoney(e.tvq),
+  total: toMoney(e.total),
+  description: e.description,
+  contact: { ...e.contact },
+  account: { ...e.account },
+  createdAt: toInstant(e.createdAt),
+});

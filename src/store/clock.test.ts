@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, SteerableClock } from "../model/clock.js";
+import { ManualClock } from "../model/clock.js";
+import { SteerableClock } from "./clock.js";
 
 const T0 = "2026-11-20T12:00:00.000Z";
 const ms = (iso: string) => new Date(iso).getTime();

@@ -1,12 +1,28 @@
-import type { JournalEntryView } from "../doors/control/wire.js";
-
-/** One API request as the journal keeps it (see `JournalEntryView` for the fields), its time as a Date. */
-export type JournalEntry = Omit<JournalEntryView, "time"> & { time: Date };
+/** One API request as the journal keeps it: never a token in clear, never an `Authorization` value. */
+export interface JournalEntry {
+  /** Increasing with each request, so that a client can tell new entries from seen ones. */
+  seq: number;
+  /** When it arrived, on the reference's clock. */
+  time: Date;
+  method: string;
+  path: string;
+  /** The query string as sent, without `?`, with anything shaped like a token redacted. */
+  query: string;
+  /** null when the connection was closed without an answer (a `drop` fault, or the client left). */
+  status: number | null;
+  /** The label of the token presented, when it is a known token (active, expired or revoked). */
+  token: string | null;
+  organization: string | null;
+  /** Real time spent answering, in ms (injected latency included). */
+  durationMs: number;
+  /** The id of the fault that took the request. */
+  fault: string | null;
+}
 
 export interface JournalFilter {
-  path?: string;
-  status?: number;
-  limit?: number;
+  path?: string | undefined;
+  status?: number | undefined;
+  limit?: number | undefined;
 }
 
 export const JOURNAL_CAPACITY = 1000;

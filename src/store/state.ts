@@ -1,12 +1,18 @@
-import { TokenRegistry, type TokenChange } from "./tokens.js";
-import type { SteerableClock } from "../model/clock.js";
+import type { SteerableClock } from "./clock.js";
 import { FaultRegistry } from "./faults.js";
-import { Journal } from "./journal.js";
 import type { FixtureSet } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
+import { Journal } from "./journal.js";
 import type { Change, StateImage } from "./persistence/format.js";
-import { RollingWindowStore, type RateLimitOptions } from "../doors/api/rate-limit.js";
-import { Store } from "./store.js";
+import { Store, additionsOf } from "./store.js";
+import { TokenRegistry, type TokenChange } from "./tokens.js";
+import { RollingWindows, type RateLimitOptions } from "./windows.js";
+
+/** A random delay before every API answer, in ms (`--latency 200-800`). */
+export interface Latency {
+  minMs: number;
+  maxMs: number;
+}
 
 export interface ReferenceStateOptions {
   /** What a reset goes back to; its manifest already carries the tokens as this server accepts them. */
@@ -14,8 +20,9 @@ export interface ReferenceStateOptions {
   tokenPrefix: string;
   clock: SteerableClock;
   rateLimit: RateLimitOptions;
+  latency?: Latency | null | undefined;
   /** A store of one's own (tests that make the store fail); it is cleared and seeded here. */
-  store?: Store;
+  store?: Store | undefined;
 }
 
 /**
@@ -38,9 +45,11 @@ export class ReferenceState {
   readonly store: Store;
   readonly tokens: TokenRegistry;
   readonly clock: SteerableClock;
-  readonly rateLimits: RollingWindowStore;
+  readonly rateLimits: RollingWindows;
   readonly faults = new FaultRegistry();
   readonly journal = new Journal();
+  /** The delay before every API answer, or null; the control surface may change it. */
+  latency: Latency | null;
   readonly fixtures: FixtureSet;
   /** Fixture tokens' ids and creation instants by label, drawn once, so that a reset gives them back as they were. */
   readonly #fixtureTokens = new Map<string, { id: string; createdAt: Date }>();
@@ -59,7 +68,8 @@ export class ReferenceState {
       clock: options.clock,
       onChange: (change) => this.#tokenChanged(change),
     });
-    this.rateLimits = new RollingWindowStore(options.rateLimit, options.clock);
+    this.rateLimits = new RollingWindows(options.rateLimit, options.clock);
+    this.latency = options.latency ?? null;
     // Hooked here, below every door, so that whatever door adds a record, makes, revokes or uses a
     // token, or moves the clock, the change is kept.
     this.store.observe((addition) => this.#record(addition));
@@ -112,19 +122,14 @@ export class ReferenceState {
       this.store.clear();
       this.tokens.remove();
       this.rateLimits.resetAll();
-      image.organizations.forEach((o) => this.store.addOrganization(o));
-      image.accounts.forEach((a) => this.store.addAccount(a));
-      image.contacts.forEach((c) => this.store.addContact(c));
-      image.products.forEach((p) => this.store.addProduct(p));
-      image.invoices.forEach((i) => this.store.addInvoice(i));
-      image.expenses.forEach((e) => this.store.addExpense(e));
+      for (const addition of additionsOf(image)) this.store.add(addition);
       image.tokens.forEach((t) => this.tokens.restore(t));
       this.clock.applySetting(image.clock);
       // A later reset gives the fixture tokens back with the ids and instants they have here.
       this.#fixtureTokens.clear();
       for (const t of this.manifest.tokens) {
-        const resolution = this.tokens.resolve(`Bearer ${t.token}`);
-        const id = resolution.ok ? resolution.token.id : resolution.tokenId;
+        const found = this.tokens.lookup(t.token);
+        const id = found.ok ? found.token.id : found.tokenId;
         const view = id === undefined ? undefined : this.tokens.get(id);
         if (view !== undefined) this.#fixtureTokens.set(t.label, { id: view.id, createdAt: view.createdAt });
       }
@@ -135,22 +140,12 @@ export class ReferenceState {
   apply(change: Change): void {
     this.#quietly(() => {
       switch (change.type) {
-        case "organization":
-          return this.store.addOrganization(change.data);
-        case "account":
-          return this.store.addAccount(change.data);
-        case "contact":
-          return this.store.addContact(change.data);
-        case "product":
-          return this.store.addProduct(change.data);
-        case "invoice":
-          return this.store.addInvoice(change.data);
-        case "expense":
-          return this.store.addExpense(change.data);
         case "token":
           return this.tokens.restore(change.data);
         case "clock":
           return this.clock.applySetting(change.data);
+        default:
+          return this.store.add(change);
       }
     });
   }
@@ -200,15 +195,12 @@ export class ReferenceState {
   }
 
   #seed(only?: string): void {
-    const mine = <T extends { organizationId: string }>(records: T[]) =>
-      only === undefined ? records : records.filter((r) => r.organizationId === only);
     const f = this.fixtures;
-    if (only === undefined) f.organizations.forEach((o) => this.store.addOrganization(o));
-    mine(f.accounts).forEach((a) => this.store.addAccount(a));
-    mine(f.contacts).forEach((c) => this.store.addContact(c));
-    mine(f.products).forEach((p) => this.store.addProduct(p));
-    mine(f.invoices).forEach((i) => this.store.addInvoice(i));
-    mine(f.expenses).forEach((e) => this.store.addExpense(e));
+    for (const addition of additionsOf(f)) {
+      // One organization's reset keeps the organization itself and adds back only its records.
+      const organizationId = addition.type === "organization" ? undefined : addition.data.organizationId;
+      if (only === undefined || organizationId === only) this.store.add(addition);
+    }
     for (const t of f.manifest.tokens) {
       if (only !== undefined && t.organization !== only) continue;
       const first = this.#fixtureTokens.get(t.label);

@@ -34,16 +34,16 @@ const product = (id: string, organizationId: string, sku: string): Product => ({
 
 function twoOrganizations(): Store {
   const store = new Store();
-  store.addOrganization({ id: "a", name: "A", plan: "BUSINESS" });
-  store.addOrganization({ id: "b", name: "B", plan: "BUSINESS" });
+  store.add({ type: "organization", data: { id: "a", name: "A", plan: "BUSINESS" } });
+  store.add({ type: "organization", data: { id: "b", name: "B", plan: "BUSINESS" } });
   return store;
 }
 
 describe("Store", () => {
   it("keeps each organization's records out of the other's lists and lookups", () => {
     const store = twoOrganizations();
-    store.addContact(contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z"));
-    store.addProduct(product("p1", "a", "SKU"));
+    store.add({ type: "contact", data: contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z") });
+    store.add({ type: "product", data: product("p1", "a", "SKU") });
     expect(store.listContacts("b", { limit: 50 })).toEqual([]);
     expect(store.contact("b", "c1")).toBeUndefined();
     expect(store.productBySku("b", "SKU")).toBeUndefined();
@@ -52,9 +52,9 @@ describe("Store", () => {
 
   it("filters contacts by exact type through its own index", () => {
     const store = twoOrganizations();
-    store.addContact(contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z"));
-    store.addContact(contact("c2", "a", "BOTH", "2026-01-02T00:00:00.000Z"));
-    store.addContact(contact("c3", "a", "CLIENT", "2026-01-03T00:00:00.000Z"));
+    store.add({ type: "contact", data: contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z") });
+    store.add({ type: "contact", data: contact("c2", "a", "BOTH", "2026-01-02T00:00:00.000Z") });
+    store.add({ type: "contact", data: contact("c3", "a", "CLIENT", "2026-01-03T00:00:00.000Z") });
     expect(store.listContacts("a", { limit: 50, type: "CLIENT" }).map((c) => c.id)).toEqual(["c3", "c1"]);
     expect(store.listContacts("a", { limit: 50, type: "SUPPLIER" })).toEqual([]);
     expect(store.listContacts("a", { limit: 1 }).map((c) => c.id)).toEqual(["c3"]);
@@ -62,34 +62,34 @@ describe("Store", () => {
 
   it("allows one sku per organization, the same sku in another", () => {
     const store = twoOrganizations();
-    store.addProduct(product("p1", "a", "SKU"));
-    store.addProduct(product("p2", "b", "SKU"));
-    expect(() => store.addProduct(product("p3", "a", "SKU"))).toThrow(/duplicate sku/);
+    store.add({ type: "product", data: product("p1", "a", "SKU") });
+    store.add({ type: "product", data: product("p2", "b", "SKU") });
+    expect(() => store.add({ type: "product", data: product("p3", "a", "SKU") })).toThrow(/duplicate sku/);
     expect(store.productBySku("a", "sku")).toBeUndefined();
   });
 
   it("freezes what it stores, so no caller can change a record in place", () => {
     const store = twoOrganizations();
-    store.addContact(contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z"));
+    store.add({ type: "contact", data: contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z") });
     const [stored] = store.listContacts("a", { limit: 1 });
     expect(Object.isFrozen(stored)).toBe(true);
   });
 
   it("refuses records of an unknown organization and duplicate ids", () => {
     const store = twoOrganizations();
-    expect(() => store.addContact(contact("c1", "zz", "CLIENT", "2026-01-01T00:00:00.000Z"))).toThrow(
-      /unknown organization/,
-    );
-    store.addContact(contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z"));
-    expect(() => store.addContact(contact("c1", "a", "BOTH", "2026-01-02T00:00:00.000Z"))).toThrow(
-      /duplicate id/,
-    );
+    expect(() =>
+      store.add({ type: "contact", data: contact("c1", "zz", "CLIENT", "2026-01-01T00:00:00.000Z") }),
+    ).toThrow(/unknown organization/);
+    store.add({ type: "contact", data: contact("c1", "a", "CLIENT", "2026-01-01T00:00:00.000Z") });
+    expect(() =>
+      store.add({ type: "contact", data: contact("c1", "a", "BOTH", "2026-01-02T00:00:00.000Z") }),
+    ).toThrow(/duplicate id/);
   });
 
   it("serves contacts created within one millisecond last added first, whatever their ids", () => {
     const store = twoOrganizations();
     for (const id of ["c2", "c9", "c1"])
-      store.addContact(contact(id, "a", "CLIENT", "2026-01-01T00:00:00.000Z"));
+      store.add({ type: "contact", data: contact(id, "a", "CLIENT", "2026-01-01T00:00:00.000Z") });
     expect(store.listContacts("a", { limit: 50 }).map((c) => c.id)).toEqual(["c1", "c9", "c2"]);
     expect(store.listContacts("a", { limit: 50, type: "CLIENT" }).map((c) => c.id)).toEqual([
       "c1",

@@ -69,8 +69,8 @@ class Collection<T extends Keyed, Tag extends string> {
   }
 }
 
-/** A record just added, by kind: what the store tells its listener. */
-export type StoreAddition =
+/** A record to add, by kind: what `add` takes and what the store tells its listener. */
+export type Addition =
   | { type: "organization"; data: Organization }
   | { type: "account"; data: LedgerAccount }
   | { type: "contact"; data: Contact }
@@ -78,6 +78,7 @@ export type StoreAddition =
   | { type: "invoice"; data: Invoice }
   | { type: "expense"; data: Expense };
 
+/** Every record of a state, by kind: a snapshot's content, and the fixtures' records. */
 export interface StoreRecords {
   organizations: Organization[];
   accounts: LedgerAccount[];
@@ -85,6 +86,18 @@ export interface StoreRecords {
   products: Product[];
   invoices: Invoice[];
   expenses: Expense[];
+}
+
+/** The records as additions, in the order that lets each find what it refers to. */
+export function additionsOf(records: StoreRecords): Addition[] {
+  return [
+    ...records.organizations.map((data) => ({ type: "organization" as const, data })),
+    ...records.accounts.map((data) => ({ type: "account" as const, data })),
+    ...records.contacts.map((data) => ({ type: "contact" as const, data })),
+    ...records.products.map((data) => ({ type: "product" as const, data })),
+    ...records.invoices.map((data) => ({ type: "invoice" as const, data })),
+    ...records.expenses.map((data) => ({ type: "expense" as const, data })),
+  ];
 }
 
 const byCreatedAt = (r: { createdAt: Date }): number => r.createdAt.getTime();
@@ -114,13 +127,13 @@ class OrganizationData {
  */
 export class Store {
   readonly #orgs = new Map<string, OrganizationData>();
-  #listener: ((addition: StoreAddition) => void) | undefined;
+  #listener: ((addition: Addition) => void) | undefined;
 
   /**
    * Tells `listener` of every record added, once it is in (persistence journals them); one listener,
    * `undefined` removes it. Clearing is not told: whoever clears (a reset) knows it did.
    */
-  observe(listener: ((addition: StoreAddition) => void) | undefined): void {
+  observe(listener: ((addition: Addition) => void) | undefined): void {
     this.#listener = listener;
   }
 
@@ -137,10 +150,43 @@ export class Store {
     };
   }
 
-  addOrganization(organization: Organization): void {
-    if (this.#orgs.has(organization.id)) throw new Error(`duplicate organization ${organization.id}`);
-    this.#orgs.set(organization.id, new OrganizationData(Object.freeze(organization)));
-    this.#listener?.({ type: "organization", data: organization });
+  /**
+   * The one way a record comes in, whoever brings it: the fixtures at a seed or a reset, a data
+   * directory read back, a journaled change replayed, or the domain creating one. Records are frozen
+   * as they are stored; a duplicate id or sku, or an unknown organization, is refused.
+   */
+  add(addition: Addition): void {
+    switch (addition.type) {
+      case "organization": {
+        const organization = addition.data;
+        if (this.#orgs.has(organization.id)) throw new Error(`duplicate organization ${organization.id}`);
+        this.#orgs.set(organization.id, new OrganizationData(Object.freeze(organization)));
+        break;
+      }
+      case "account": {
+        const org = this.#org(addition.data.organizationId);
+        if (org.accounts.has(addition.data.id)) throw new Error(`duplicate account ${addition.data.id}`);
+        org.accounts.set(addition.data.id, Object.freeze(addition.data));
+        break;
+      }
+      case "contact":
+        this.#org(addition.data.organizationId).contacts.add(addition.data);
+        break;
+      case "product": {
+        const org = this.#org(addition.data.organizationId);
+        if (org.skus.has(addition.data.sku)) throw new Error(`duplicate sku ${addition.data.sku}`);
+        org.products.add(addition.data);
+        org.skus.set(addition.data.sku, addition.data);
+        break;
+      }
+      case "invoice":
+        this.#org(addition.data.organizationId).invoices.add(addition.data);
+        break;
+      case "expense":
+        this.#org(addition.data.organizationId).expenses.add(addition.data);
+        break;
+    }
+    this.#listener?.(addition);
   }
 
   /** Drops every organization and record: the first step of a reset to the fixtures. */
@@ -161,29 +207,16 @@ export class Store {
     return [...this.#orgs.values()].map((o) => o.organization);
   }
 
-  addContact(contact: Contact): void {
-    this.#org(contact.organizationId).contacts.add(contact);
-    this.#listener?.({ type: "contact", data: contact });
-  }
-
   contact(organizationId: string, id: string): Contact | undefined {
     return this.#orgs.get(organizationId)?.contacts.get(id);
   }
 
-  listContacts(organizationId: string, query: PageQuery & { type?: ContactType }): Contact[] {
+  listContacts(organizationId: string, query: PageQuery & { type?: ContactType | undefined }): Contact[] {
     return this.#org(organizationId).contacts.page(query, query.type);
   }
 
   countContacts(organizationId: string): number {
     return this.#org(organizationId).contacts.size;
-  }
-
-  addProduct(product: Product): void {
-    const org = this.#org(product.organizationId);
-    if (org.skus.has(product.sku)) throw new Error(`duplicate sku ${product.sku}`);
-    org.products.add(product);
-    org.skus.set(product.sku, product);
-    this.#listener?.({ type: "product", data: product });
   }
 
   productBySku(organizationId: string, sku: string): Product | undefined {
@@ -194,28 +227,11 @@ export class Store {
     return this.#org(organizationId).products.page(query);
   }
 
-  addAccount(account: LedgerAccount): void {
-    const org = this.#org(account.organizationId);
-    if (org.accounts.has(account.id)) throw new Error(`duplicate account ${account.id}`);
-    org.accounts.set(account.id, Object.freeze(account));
-    this.#listener?.({ type: "account", data: account });
-  }
-
-  addInvoice(invoice: Invoice): void {
-    this.#org(invoice.organizationId).invoices.add(invoice);
-    this.#listener?.({ type: "invoice", data: invoice });
-  }
-
-  listInvoices(organizationId: string, query: PageQuery & { status?: InvoiceStatus }): Invoice[] {
+  listInvoices(organizationId: string, query: PageQuery & { status?: InvoiceStatus | undefined }): Invoice[] {
     return this.#org(organizationId).invoices.page(query, query.status);
   }
 
-  addExpense(expense: Expense): void {
-    this.#org(expense.organizationId).expenses.add(expense);
-    this.#listener?.({ type: "expense", data: expense });
-  }
-
-  listExpenses(organizationId: string, query: PageQuery & { status?: ExpenseStatus }): Expense[] {
+  listExpenses(organizationId: string, query: PageQuery & { status?: ExpenseStatus | undefined }): Expense[] {
     return this.#org(organizationId).expenses.page(query, query.status);
   }
 

@@ -1,13 +1,12 @@
 import { hash as hashOnce, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../model/clock.js";
 import { drawBase62 } from "./ids.js";
-import { SCOPES } from "../model/records.js";
-import type { Scope } from "../model/records.js";
+import { SCOPES, type Scope } from "../model/records.js";
 
 /**
- * API tokens (§5, §3 Token status): creation, revocation, resolution of an `Authorization` header and
- * usage counting. Knows nothing of HTTP: the auth middleware maps a `Resolution` to 401/403, and the
- * token-management page (§5.2, §5.3, §5.5, §5.7) will drive `create`, `revoke` and `list`.
+ * API tokens (§5, §3 Token status): creation, revocation, lookup of a token given in clear and
+ * usage counting. Knows nothing of HTTP: src/auth reads the `Authorization` header and maps a
+ * `Lookup` to 401/403; the token pages (§5.2, §5.3, §5.5, §5.7) drive `create`, `revoke` and `list`.
  *
  * Only a SHA-256 hash of each token is kept (spec-gaps #2): the clear token leaves `create` once and
  * cannot be shown again (§5.3).
@@ -33,9 +32,10 @@ export interface TokenView {
   hint: string;
 }
 
-export type Resolution =
+/** What `lookup` finds for a token given in clear; `tokenId` names a known token that is unusable. */
+export type Lookup =
   | { ok: true; token: TokenView }
-  | { ok: false; reason: "missing" | "malformed" | "unknown" | "revoked" | "expired"; tokenId?: string };
+  | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired"; tokenId?: string };
 
 export class TokenError extends Error {
   readonly reason: "not_found" | "invalid";
@@ -339,16 +339,13 @@ export class TokenRegistry {
       .map((r) => this.#view(r, now));
   }
 
-  /** Reads an `Authorization` header. Never counts a use: the caller does, once it has decided to. */
-  resolve(authorization: string | undefined): Resolution {
-    if (authorization === undefined || authorization === "") return { ok: false, reason: "missing" };
-    const parts = authorization.split(" ");
-    if (parts.length !== 2) return { ok: false, reason: "malformed" };
-    const [scheme, token] = parts as [string, string];
-    // RFC 9110 §11.1: auth schemes are case-insensitive (spec-gaps #35).
-    if (scheme.toLowerCase() !== "bearer" || !this.#tokenRe.test(token)) {
-      return { ok: false, reason: "malformed" };
-    }
+  /**
+   * Finds the token presented in clear. Never counts a use: the caller does, once it has decided to.
+   * Text that cannot be one of this registry's tokens (another prefix, too short, other characters)
+   * is `malformed`, told apart from a well-formed token nobody issued (`unknown`).
+   */
+  lookup(token: string): Lookup {
+    if (!this.#tokenRe.test(token)) return { ok: false, reason: "malformed" };
     const hash = sha256(token);
     const record = this.#byHash.get(hash.toString("hex"));
     // The Map lookup only narrows the candidate; equality is confirmed without an early exit (spec-gaps #2).

@@ -1,16 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../model/clock.js";
-import { RollingWindowStore } from "../doors/api/rate-limit.js";
+import { RollingWindows } from "./windows.js";
 
 const WINDOW = 60_000;
 
 function store(limit: number) {
   const clock = new ManualClock("2026-11-20T12:00:00.000Z");
-  return { clock, store: new RollingWindowStore({ limit, windowMs: WINDOW }, clock) };
+  return { clock, store: new RollingWindows({ limit, windowMs: WINDOW }, clock) };
 }
 
-describe("RollingWindowStore", () => {
+describe("RollingWindows", () => {
   it("accepts `limit` hits in a window and refuses the next", () => {
     const { store: s } = store(3);
     expect([1, 2, 3, 4].map(() => s.increment("k").totalHits)).toEqual([1, 2, 3, 4]);
@@ -78,7 +78,7 @@ describe("RollingWindowStore", () => {
         (limit, steps) => {
           const windowMs = 100;
           const clock = new ManualClock(0);
-          const s = new RollingWindowStore({ limit, windowMs }, clock);
+          const s = new RollingWindows({ limit, windowMs }, clock);
           const model = new Map<string, number[]>();
           for (const { advance, key, decrement } of steps) {
             clock.advance(advance);

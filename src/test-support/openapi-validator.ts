@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import type { oas31 } from "zod-openapi";
 import { ERROR_RESPONSE, type OpenApiDocument } from "../openapi/document.js";
-import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
+import { errorCodeOf } from "../model/errors.js";
 
 /**
  * Judges requests and responses by the OpenAPI document alone, with Ajv (JSON Schema 2020-12, strict
@@ -224,7 +224,7 @@ export class OpenApiValidator {
 
   /** The reusable response of the error whose status this is (§7: one code per status). */
   #errorResponseFor(status: number): oas31.ResponseObject | undefined {
-    const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status);
+    const code = errorCodeOf(status);
     if (code === undefined) return undefined;
     const ref: oas31.ReferenceObject = { $ref: `#/components/responses/${ERROR_RESPONSE[code]}` };
     return this.#deref<oas31.ResponseObject>(ref, "responses");

@@ -6,7 +6,7 @@ import { beforeEach, expect } from "vitest";
 import { z } from "zod";
 import { ManualClock } from "../model/clock.js";
 import type { Scope } from "../model/records.js";
-import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { createReference, type Reference, type ReferenceOptions } from "../entry/reference.js";
 
@@ -37,7 +37,7 @@ export async function testReference(options: TestReferenceOptions = {}): Promise
     clock,
   });
   const tokenId = (label: string): string => {
-    const resolution = reference.tokens.resolve(`Bearer ${token(reference, label)}`);
+    const resolution = reference.tokens.lookup(token(reference, label));
     const id = resolution.ok ? resolution.token.id : resolution.tokenId;
     if (id === undefined) throw new Error(`fixture token ${label} is not known to the registry`);
     return id;
@@ -145,8 +145,6 @@ export function validBody(e: Endpoint): Record<string, unknown> | undefined {
 }
 
 // --- responses -------------------------------------------------------------------------------------
-
-const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
 /** §7's envelope, strictly: nothing beside `error`, nothing in it beside code, message and details. */
 export const ErrorEnvelope = z.strictObject({

@@ -2,8 +2,23 @@ import { Decimal } from "decimal.js";
 import { z } from "zod";
 import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../model/records.js";
 import { renderedAs } from "../serialization/json-schema.js";
+import type {
+  ContactCreateInput,
+  ContactListInput,
+  ExpenseListInput,
+  InvoiceListInput,
+  ProductCreateInput,
+  ProductListInput,
+} from "../domain/inputs.js";
 import { JsonNumber } from "./json.js";
-import { EMAIL_PATTERN, TEXT_PATTERN, codePointLength, isBlank, isEmail, isWellFormed } from "./text.js";
+import {
+  EMAIL_PATTERN,
+  TEXT_PATTERN,
+  codePointLength,
+  isBlank,
+  isEmail,
+  isWellFormed,
+} from "../model/text.js";
 
 /**
  * What the API accepts from clients: POST bodies (strict objects: an unknown field is an error,
@@ -92,8 +107,7 @@ export const ContactCreateBody = z
     id: "NewContact",
     description:
       "A contact to create. Strings may not be blank (white space, zero-width or control characters only); lengths count Unicode code points. An unknown field is refused.",
-  });
-export type ContactCreateInput = z.infer<typeof ContactCreateBody>;
+  }) satisfies z.ZodType<ContactCreateInput>;
 
 export const ProductCreateBody = z
   .strictObject({
@@ -110,8 +124,7 @@ export const ProductCreateBody = z
     id: "NewProduct",
     description:
       "A product or service to create. Strings may not be blank; lengths count Unicode code points. An unknown field is refused; a sku already used in the organization is refused with 400 invalid_request.",
-  });
-export type ProductCreateInput = z.infer<typeof ProductCreateBody>;
+  }) satisfies z.ZodType<ProductCreateInput>;
 
 /**
  * `limit`: a canonical decimal integer from 1 to 200 (spec-gaps #10). "050", "+5", "5.0" and a
@@ -178,12 +191,19 @@ const before = z
   .transform(exclusiveBoundMs)
   .optional();
 
-export const ContactListQuery = z.object({ type: z.enum(CONTACT_TYPES).optional(), limit, before });
-export const ProductListQuery = z.object({ limit, before });
-export const InvoiceListQuery = z.object({ status: z.enum(INVOICE_STATUSES).optional(), limit, before });
-export const ExpenseListQuery = z.object({ status: z.enum(EXPENSE_STATUSES).optional(), limit, before });
-
-export type ContactListInput = z.infer<typeof ContactListQuery>;
-export type ProductListInput = z.infer<typeof ProductListQuery>;
-export type InvoiceListInput = z.infer<typeof InvoiceListQuery>;
-export type ExpenseListInput = z.infer<typeof ExpenseListQuery>;
+export const ContactListQuery = z.object({
+  type: z.enum(CONTACT_TYPES).optional(),
+  limit,
+  before,
+}) satisfies z.ZodType<ContactListInput>;
+export const ProductListQuery = z.object({ limit, before }) satisfies z.ZodType<ProductListInput>;
+export const InvoiceListQuery = z.object({
+  status: z.enum(INVOICE_STATUSES).optional(),
+  limit,
+  before,
+}) satisfies z.ZodType<InvoiceListInput>;
+export const ExpenseListQuery = z.object({
+  status: z.enum(EXPENSE_STATUSES).optional(),
+  limit,
+  before,
+}) satisfies z.ZodType<ExpenseListInput>;

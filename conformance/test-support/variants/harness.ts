@@ -451,7 +451,7 @@ export function archiveContacts(reference: Reference, organizationId: string, co
       createdAt: at,
       updatedAt: at,
     };
-    reference.store.addContact(contact);
+    reference.store.add({ type: "contact", data: contact });
   }
 }
 

@@ -37,7 +37,7 @@ export const contactsMirroredToOtherOrg: Variant = {
         const created = reference.store.contact(org, id);
         for (const other of reference.store.organizations()) {
           if (created !== undefined && other.id !== org) {
-            reference.store.addContact({ ...created, organizationId: other.id });
+            reference.store.add({ type: "contact", data: { ...created, organizationId: other.id } });
           }
         }
       },
@@ -103,7 +103,7 @@ export const contactsLeakIntoFirstOrg: Variant = {
           return;
         const created = reference.store.contact("org_boreal", id);
         if (req.token?.organization === "org_boreal" && created !== undefined) {
-          reference.store.addContact({ ...created, organizationId: "org_lumiere" });
+          reference.store.add({ type: "contact", data: { ...created, organizationId: "org_lumiere" } });
         }
       },
     });

@@ -1,9 +1,7 @@
 import type { Server } from "node:http";
 import request from "supertest";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Accounting } from "../../domain/accounting.js";
-import { randomIds } from "../../store/ids.js";
-import { buildRoutes } from "../../routes/table.js";
+import { BOUND } from "./handlers.js";
 import { createServer } from "../../edge/server.js";
 import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";
 import {
@@ -143,8 +141,11 @@ describe("token states (§5.6, §3)", () => {
 
 describe("scopes (§5.6)", () => {
   it("the server's routes are exactly §4's endpoints, each with its scope", () => {
-    const accounting = new Accounting({ store: ref.store, clock: ref.clock, ids: randomIds });
-    const routes = buildRoutes(accounting).map(({ method, path, scope }) => ({ method, path, scope }));
+    const routes = Object.values(BOUND).map(({ endpoint: { method, path, scope } }) => ({
+      method,
+      path,
+      scope,
+    }));
     expect(routes).toEqual(ENDPOINTS);
   });
 

@@ -1,50 +1,38 @@
 import { ipKeyGenerator } from "express-rate-limit";
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import {
+  admit,
+  hasScope,
+  present,
+  presentedTokenId,
+  type Principal,
+  type Unusable,
+} from "../../auth/authenticate.js";
+import { headerCount, headerValues } from "../../http/headers.js";
 import { ApiError } from "../../model/errors.js";
-import { planHasApiAccess, type Scope } from "../../model/records.js";
-import { headerCount } from "../../http/headers.js";
-import type { Store } from "../../store/store.js";
-import type { Resolution, TokenRegistry, TokenView } from "../../store/tokens.js";
-
-export interface AuthContext {
-  token: TokenView;
-  organizationId: string;
-}
-
-/** What the request's Authorization header came to: a token's resolution, or several headers. */
-export type Presented = Resolution | { ok: false; reason: "repeated"; tokenId?: undefined };
-
-declare module "express-serve-static-core" {
-  interface Locals {
-    /** Set by `identify` for every request: what the bearer token resolved to, and the rate-limit key. */
-    identity?: { resolution: Presented; rateLimitKey: string };
-    /** Set by `authenticate` once the token is known to be active. */
-    auth?: AuthContext;
-  }
-}
+import type { Scope } from "../../model/records.js";
+import type { RequestHandler, Response } from "express";
+import { apiContext } from "./context.js";
 
 /**
- * Resolves the bearer token before the rate limiter runs, so that the limit is counted per token
- * (per client address without one, spec-gaps #21). Every request presenting an active token counts
- * towards its usage, whatever its outcome (spec-gaps #28), so use is recorded here, first.
+ * What the request's credentials come to, before the rate limit runs: the limit counts per token (per
+ * client address without a known one, spec-gaps #21). Every request presenting an active token counts
+ * towards its usage, whatever its outcome (spec-gaps #28), so its use is recorded here, first.
  */
-export function identify(tokens: TokenRegistry): RequestHandler {
-  return (req, res, next) => {
-    // Authorization holds one value (RFC 9110 §5.3, §11.6.2); Node keeps the first of several without a
-    // word, so a request carrying two is refused rather than judged by whichever came first.
-    const resolution: Presented =
-      headerCount(req, "authorization") > 1
-        ? { ok: false, reason: "repeated" }
-        : tokens.resolve(req.headers.authorization);
-    if (resolution.ok) tokens.recordUse(resolution.token.id);
-    const tokenId = resolution.ok ? resolution.token.id : resolution.tokenId;
-    const rateLimitKey = tokenId === undefined ? `ip:${ipKeyGenerator(req.ip ?? "")}` : `token:${tokenId}`;
-    res.locals.identity = { resolution, rateLimitKey };
-    next();
-  };
-}
+export const identify: RequestHandler = (req, res, next) => {
+  const ctx = apiContext(res);
+  // Node keeps the first of several Authorization headers in `req.headers`; the raw ones count them.
+  const repeated = headerCount(req, "authorization") > 1;
+  const single = req.headers.authorization;
+  const values = repeated ? headerValues(req, "authorization") : single === undefined ? [] : [single];
+  const presented = present(ctx.state.tokens, values);
+  if (presented.ok) ctx.state.tokens.recordUse(presented.token.id);
+  const tokenId = presentedTokenId(presented);
+  ctx.presented = presented;
+  ctx.rateLimitKey = tokenId === undefined ? `ip:${ipKeyGenerator(req.ip ?? "")}` : `token:${tokenId}`;
+  next();
+};
 
-const UNAUTHORIZED: Record<Exclude<Presented, { ok: true }>["reason"], string> = {
+const UNAUTHORIZED: Record<Unusable, string> = {
   missing: "Missing bearer token: send the header Authorization: Bearer <token>",
   malformed: "Malformed Authorization header: expected Bearer <token>",
   repeated: "Several Authorization headers: send exactly one",
@@ -53,7 +41,11 @@ const UNAUTHORIZED: Record<Exclude<Presented, { ok: true }>["reason"], string> =
   expired: "This token has expired",
 };
 
-const WWW_AUTHENTICATE: Record<keyof typeof UNAUTHORIZED, string> = {
+/**
+ * RFC 6750 §3: a 401 for a bearer-protected resource names the scheme; §3.1 calls a repeated
+ * credential an invalid_request (with 400, but §5.6 makes every unusable token a 401).
+ */
+const WWW_AUTHENTICATE: Record<Unusable, string> = {
   missing: "Bearer",
   malformed: 'Bearer error="invalid_token"',
   unknown: 'Bearer error="invalid_token"',
@@ -62,43 +54,39 @@ const WWW_AUTHENTICATE: Record<keyof typeof UNAUTHORIZED, string> = {
   repeated: 'Bearer error="invalid_request"',
 };
 
-/**
- * §5.6: a missing, invalid, expired or revoked token is 401; then the organization's plan (§7, 403).
- * Both come before routing, so that nothing about a path, not even whether it exists, is told to a
- * caller without access (spec-gaps #26).
- */
-export function authenticate(store: Store): RequestHandler {
-  return (_req, res, next) => {
-    const resolution = res.locals.identity?.resolution;
-    if (resolution === undefined || !resolution.ok) {
-      const reason = resolution?.reason ?? "missing";
-      // RFC 6750 §3: a 401 for a bearer-protected resource names the scheme; §3.1 calls a repeated
-      // credential an invalid_request (with 400, but §5.6 makes every unusable token a 401).
-      res.setHeader("WWW-Authenticate", WWW_AUTHENTICATE[reason]);
-      next(new ApiError("unauthorized", UNAUTHORIZED[reason]));
-      return;
-    }
-    const organization = store.organization(resolution.token.organizationId);
-    if (organization === undefined) {
-      next(new ApiError("unauthorized", UNAUTHORIZED.unknown));
-      return;
-    }
-    if (!planHasApiAccess(organization.plan)) {
-      next(new ApiError("forbidden", "The organization's plan does not include API access"));
-      return;
-    }
-    res.locals.auth = { token: resolution.token, organizationId: organization.id };
+const refuse = (res: Response, reason: Unusable): ApiError => {
+  res.setHeader("WWW-Authenticate", WWW_AUTHENTICATE[reason]);
+  return new ApiError("unauthorized", UNAUTHORIZED[reason]);
+};
+
+/** The token (401), then the organization's plan (403): both before routing (spec-gaps #26). */
+export const authenticate: RequestHandler = (_req, res, next) => {
+  const ctx = apiContext(res);
+  const admission = admit(ctx.presented, ctx.state.store);
+  if (admission.ok) {
+    ctx.principal = admission.principal;
     next();
-  };
+  } else if (admission.status === 401) {
+    next(refuse(res, admission.reason));
+  } else {
+    next(new ApiError("forbidden", "The organization's plan does not include API access"));
+  }
+};
+
+/**
+ * Who a routed request acts for. The routes come after `authenticate`; a request that reached one
+ * without being admitted is refused as unauthenticated, so a route never serves an unknown caller.
+ */
+export function principalOf(res: Response): Principal {
+  const { principal } = apiContext(res);
+  if (principal === undefined) throw refuse(res, "missing");
+  return principal;
 }
 
-/** §5.6: a valid token without the endpoint's scope is 403 forbidden. */
-export function requireScope(scope: Scope): RequestHandler {
-  return (_req: Request, res: Response, next: NextFunction) => {
-    if (res.locals.auth?.token.scopes.includes(scope)) {
-      next();
-      return;
-    }
-    next(new ApiError("forbidden", `This token lacks the scope ${scope}`));
+/** §5.6: a valid token without the endpoint's scope is 403. */
+export const requireScope =
+  (scope: Scope): RequestHandler =>
+  (_req, res, next) => {
+    if (hasScope(principalOf(res), scope)) next();
+    else next(new ApiError("forbidden", `This token lacks the scope ${scope}`));
   };
-}

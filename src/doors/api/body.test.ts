@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_BODY_LIMIT_BYTES } from "../../edge/app.js";
+import { DEFAULT_BODY_LIMIT_BYTES } from "../../entry/reference.js";
 import { MAX_JSON_DEPTH } from "../../validation/json.js";
 import { createServer } from "../../edge/server.js";
 import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";

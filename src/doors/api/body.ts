@@ -1,17 +1,9 @@
-import type { RequestHandler } from "express";
+import type { NextFunction, RequestHandler, Response } from "express";
 import getRawBody from "raw-body";
 import { ApiError } from "../../model/errors.js";
-import { JsonSyntaxError, parseJson, type JsonValue } from "../../validation/json.js";
+import { JsonSyntaxError, parseJson } from "../../validation/json.js";
+import { apiContext } from "./context.js";
 import { headerCount } from "../../http/headers.js";
-
-declare module "express-serve-static-core" {
-  interface Locals {
-    /** The request body's bytes, read up to the cap. */
-    bodyBytes?: Buffer;
-    /** The request body, parsed losslessly (numbers keep their text). */
-    json?: JsonValue;
-  }
-}
 
 const invalid = (message: string) => new ApiError("invalid_request", message);
 
@@ -55,8 +47,7 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
     // `req.body` is taken as it is, as body-parser took it.
     const preRead: unknown = req.body;
     if (req.complete && !req.readable) {
-      res.locals.bodyBytes = preRead instanceof Buffer ? preRead : undefined;
-      next();
+      parse(res, preRead instanceof Buffer ? preRead : undefined, next);
       return;
     }
     // A compressed body is refused rather than expanded past the cap.
@@ -70,48 +61,47 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
         next(err);
         return;
       }
-      res.locals.bodyBytes = bytes;
-      next();
+      parse(res, bytes, next);
     });
   };
 
-  const parse: RequestHandler = (_req, res, next) => {
-    const bytes = res.locals.bodyBytes;
-    if (bytes === undefined || bytes.length === 0) {
-      next(invalid("The request body is empty: a JSON object is expected"));
-      return;
-    }
-    // RFC 8259 §8.1: senders MUST NOT add a byte order mark; parsers MAY ignore it. The strict
-    // reading refuses it, so that a client that sends one learns before the real service tells it.
-    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-      next(invalid("The request body must not start with a byte order mark (RFC 8259 §8.1)"));
-      return;
-    }
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      next(invalid("The request body is not valid UTF-8"));
-      return;
-    }
-    try {
-      const value = parseJson(text);
-      if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlainRecord(value)) {
-        next(invalid("The request body must be a JSON object"));
-        return;
-      }
-      res.locals.json = value;
-      next();
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) {
-        next(invalid(`Malformed JSON: ${err.message}`));
-        return;
-      }
-      next(err);
-    }
-  };
+  return [checkMediaType, readRaw];
+}
 
-  return [checkMediaType, readRaw, parse];
+/** The body's bytes, read whole, to the JSON object the endpoint validates. */
+function parse(res: Response, bytes: Buffer | undefined, next: NextFunction): void {
+  if (bytes === undefined || bytes.length === 0) {
+    next(invalid("The request body is empty: a JSON object is expected"));
+    return;
+  }
+  // RFC 8259 §8.1: senders MUST NOT add a byte order mark; parsers MAY ignore it. The strict
+  // reading refuses it, so that a client that sends one learns before the real service tells it.
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    next(invalid("The request body must not start with a byte order mark (RFC 8259 §8.1)"));
+    return;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    next(invalid("The request body is not valid UTF-8"));
+    return;
+  }
+  try {
+    const value = parseJson(text);
+    if (typeof value !== "object" || value === null || Array.isArray(value) || !isPlainRecord(value)) {
+      next(invalid("The request body must be a JSON object"));
+      return;
+    }
+    apiContext(res).json = value;
+    next();
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) {
+      next(invalid(`Malformed JSON: ${err.message}`));
+      return;
+    }
+    next(err);
+  }
 }
 
 const isPlainRecord = (value: object): boolean => Object.getPrototypeOf(value) === Object.prototype;

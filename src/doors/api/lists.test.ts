@@ -47,7 +47,8 @@ const LISTS: ListSpec[] = [
     count: (ref, org) => ref.store.listContacts(org, { limit: 1_000_000 }).length,
     add: (ref, org, records) => {
       const t = template(ref.store.listContacts(org, { limit: 1 }), "contact");
-      for (const { id, at } of records) ref.store.addContact({ ...t, id, createdAt: at, updatedAt: at });
+      for (const { id, at } of records)
+        ref.store.add({ type: "contact", data: { ...t, id, createdAt: at, updatedAt: at } });
     },
   },
   {
@@ -59,7 +60,7 @@ const LISTS: ListSpec[] = [
     add: (ref, org, records) => {
       const t = template(ref.store.listProducts(org, { limit: 1 }), "product");
       for (const { id, at } of records)
-        ref.store.addProduct({ ...t, id, sku: id, createdAt: at, updatedAt: at });
+        ref.store.add({ type: "product", data: { ...t, id, sku: id, createdAt: at, updatedAt: at } });
     },
   },
   {
@@ -72,7 +73,7 @@ const LISTS: ListSpec[] = [
     add: (ref, org, records) => {
       const t = template(ref.store.listInvoices(org, { limit: 1 }), "invoice");
       for (const { id, at } of records)
-        ref.store.addInvoice({ ...t, id, date: at, dueDate: at, createdAt: at });
+        ref.store.add({ type: "invoice", data: { ...t, id, date: at, dueDate: at, createdAt: at } });
     },
   },
   {
@@ -84,7 +85,8 @@ const LISTS: ListSpec[] = [
     count: (ref, org) => ref.store.listExpenses(org, { limit: 1_000_000 }).length,
     add: (ref, org, records) => {
       const t = template(ref.store.listExpenses(org, { limit: 1 }), "expense");
-      for (const { id, at } of records) ref.store.addExpense({ ...t, id, date: at, createdAt: at });
+      for (const { id, at } of records)
+        ref.store.add({ type: "expense", data: { ...t, id, date: at, createdAt: at } });
     },
   },
 ];

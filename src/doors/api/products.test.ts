@@ -64,7 +64,7 @@ let orgCounter = 0;
 /** A new organization without products, and a token for it: a clean slate without a new server. */
 function emptyOrganization(): { Authorization: string } {
   const id = `org_property_${(orgCounter += 1)}`;
-  ref.store.addOrganization({ id, name: id, plan: "BUSINESS" });
+  ref.store.add({ type: "organization", data: { id, name: id, plan: "BUSINESS" } });
   const { token } = ref.tokens.create({
     organizationId: id,
     name: id,

@@ -1,162 +1,70 @@
-import {
-  rateLimit,
-  type AugmentedRequest,
-  type ClientRateLimitInfo,
-  type Store as RateLimitStore,
-} from "express-rate-limit";
-import type { Request, RequestHandler, Response } from "express";
-import type { Clock } from "../../model/clock.js";
+import { rateLimit, type Store as RateLimitStore } from "express-rate-limit";
+import type { RequestHandler, Response } from "express";
 import { ApiError } from "../../model/errors.js";
-
-export interface RateLimitOptions {
-  /** Requests allowed per window (§8: 100). */
-  limit: number;
-  /** The window's length in ms (§8: a minute). */
-  windowMs: number;
-}
+import type { ReferenceState } from "../../store/state.js";
+import type { RollingWindows } from "../../store/windows.js";
+import { apiContext } from "./context.js";
 
 /**
- * The instants of one key's accepted requests, oldest first. Those that left the window are skipped
- * by moving `start` rather than by copying the rest: with a high limit (a benchmark, the kit's
- * embedded reference) the log holds many entries, and a copy per request would cost O(limit). The
- * array is compacted once the skipped part is most of it, so a log's memory stays within `limit`
- * entries plus as many skipped ones.
+ * §8: beyond the limit, 429 rate_limited. express-rate-limit counts, in the state's rolling windows
+ * (src/store/windows.ts); the headers (`RateLimit`/`RateLimit-Policy` of the IETF draft, `Retry-After`
+ * on 429) are written here from the state's clock, because the library reads the process clock for
+ * them, and a client told to wait N seconds must be served once N seconds have passed on the server's
+ * clock. Each state counts with its own limiter.
  */
-class HitLog {
-  #times: number[] = [];
-  #start = 0;
-
-  get size(): number {
-    return this.#times.length - this.#start;
-  }
-
-  get oldest(): number | undefined {
-    return this.#times[this.#start];
-  }
-
-  push(at: number): void {
-    this.#times.push(at);
-  }
-
-  /** Forgets the newest instant (express-rate-limit's `decrement`). */
-  pop(): void {
-    if (this.size > 0) this.#times.pop();
-  }
-
-  /** Skips every instant at or before `cutoff`. */
-  dropUntil(cutoff: number): void {
-    while (this.#start < this.#times.length && (this.#times[this.#start] as number) <= cutoff)
-      this.#start += 1;
-    if (this.#start === this.#times.length) {
-      this.#times = [];
-      this.#start = 0;
-    } else if (this.#start > 64 && this.#start * 2 > this.#times.length) {
-      this.#times = this.#times.slice(this.#start);
-      this.#start = 0;
+export function rateLimitStep(): RequestHandler {
+  const limiters = new WeakMap<ReferenceState, RequestHandler>();
+  return (req, res, next) => {
+    const { state } = apiContext(res);
+    let limiter = limiters.get(state);
+    if (limiter === undefined) {
+      limiter = limiterOf(state);
+      limiters.set(state, limiter);
     }
-  }
+    limiter(req, res, next);
+  };
 }
 
-/**
- * A rolling window (spec-gaps #21): at any instant, at most `limit` requests were accepted in the
- * last `windowMs`. express-rate-limit's own memory store resets at fixed instants, which lets a
- * client make twice the limit across a boundary; §8 promises no such burst. Only accepted requests
- * are logged, so memory per key stays within `limit` entries however hard a client pushes.
- */
-export class RollingWindowStore implements RateLimitStore {
-  readonly #hits = new Map<string, HitLog>();
-  readonly #limit: number;
-  readonly #windowMs: number;
-  readonly #clock: Clock;
-  #sinceSweep = 0;
-
-  constructor(options: RateLimitOptions, clock: Clock) {
-    this.#limit = options.limit;
-    this.#windowMs = options.windowMs;
-    this.#clock = clock;
-  }
-
-  get options(): RateLimitOptions {
-    return { limit: this.#limit, windowMs: this.#windowMs };
-  }
-
-  increment(key: string): ClientRateLimitInfo {
-    const now = this.#clock.now().getTime();
-    this.#maybeSweep(now);
-    let log = this.#hits.get(key);
-    if (log === undefined) {
-      log = new HitLog();
-      this.#hits.set(key, log);
-    }
-    log.dropUntil(now - this.#windowMs);
-    const accepted = log.size < this.#limit;
-    if (accepted) log.push(now);
-    const totalHits = accepted ? log.size : this.#limit + 1;
-    // The next slot frees when the oldest accepted request leaves the window.
-    return { totalHits, resetTime: new Date((log.oldest ?? now) + this.#windowMs) };
-  }
-
-  decrement(key: string): void {
-    this.#hits.get(key)?.pop();
-  }
-
-  resetKey(key: string): void {
-    this.#hits.delete(key);
-  }
-
-  resetAll(): void {
-    this.#hits.clear();
-  }
-
-  // Keys of clients that went away would otherwise stay forever.
-  #maybeSweep(now: number): void {
-    this.#sinceSweep += 1;
-    if (this.#sinceSweep < 10_000) return;
-    this.#sinceSweep = 0;
-    for (const [key, log] of this.#hits) {
-      log.dropUntil(now - this.#windowMs);
-      if (log.size === 0) this.#hits.delete(key);
-    }
-  }
-}
-
-/**
- * §8: beyond the limit, 429 rate_limited. express-rate-limit counts, with the store above; the
- * headers (`RateLimit`/`RateLimit-Policy` of the IETF draft, `Retry-After` on 429) are written here
- * from the injected clock, because the library reads the process clock for them, and a client told
- * to wait N seconds must be served once N seconds have passed on the server's clock.
- */
-export function rateLimitMiddleware(counters: RollingWindowStore, clock: Clock): RequestHandler[] {
-  const options = counters.options;
-  const windowSeconds = Math.ceil(options.windowMs / 1000);
-  const secondsUntil = (at: Date | undefined) =>
-    Math.max(0, Math.ceil(((at?.getTime() ?? 0) - clock.now().getTime()) / 1000));
-  const info = (req: Request) => (req as Partial<AugmentedRequest>).rateLimit;
-  const setHeaders = (req: Request, res: Response) => {
+function limiterOf(state: ReferenceState): RequestHandler {
+  const windows = state.rateLimits;
+  const { limit, windowMs } = windows.options;
+  const windowSeconds = Math.ceil(windowMs / 1000);
+  const secondsUntil = (at: Date) =>
+    Math.max(0, Math.ceil((at.getTime() - state.clock.now().getTime()) / 1000));
+  const setHeaders = (res: Response): number => {
+    const { rateLimitKey } = apiContext(res);
+    const { used, resetTime } = windows.peek(rateLimitKey);
     // The policy is named after what was counted: the token, or the address without a known token.
-    const policy = res.locals.identity?.rateLimitKey.startsWith("token:") ? "per-token" : "per-address";
-    res.setHeader("RateLimit-Policy", `"${policy}"; q=${options.limit}; w=${windowSeconds}`);
-    res.setHeader(
-      "RateLimit",
-      `"${policy}"; r=${info(req)?.remaining ?? 0}; t=${secondsUntil(info(req)?.resetTime)}`,
-    );
+    const policy = rateLimitKey.startsWith("token:") ? "per-token" : "per-address";
+    const untilReset = secondsUntil(resetTime);
+    res.setHeader("RateLimit-Policy", `"${policy}"; q=${limit}; w=${windowSeconds}`);
+    res.setHeader("RateLimit", `"${policy}"; r=${Math.max(0, limit - used)}; t=${untilReset}`);
+    return untilReset;
   };
   const limiter = rateLimit({
-    windowMs: options.windowMs,
-    limit: options.limit,
-    store: counters,
+    windowMs,
+    limit,
+    store: storeOver(windows),
     standardHeaders: false,
     legacyHeaders: false,
-    keyGenerator: (_req, res) => res.locals.identity?.rateLimitKey ?? "unidentified",
-    handler: (req, res, next) => {
-      setHeaders(req, res);
-      res.setHeader("Retry-After", String(Math.max(1, secondsUntil(info(req)?.resetTime))));
-      next(new ApiError("rate_limited", `More than ${options.limit} requests in the rate-limit window`));
+    keyGenerator: (_req, res) => apiContext(res).rateLimitKey,
+    handler: (_req, res, next) => {
+      res.setHeader("Retry-After", String(Math.max(1, setHeaders(res))));
+      next(new ApiError("rate_limited", `More than ${limit} requests in the rate-limit window`));
     },
   });
-  const announce: RequestHandler = (req, res, next) => {
-    setHeaders(req, res);
-    next();
+  return (req, res, next) => {
+    void limiter(req, res, (err?: unknown) => {
+      if (err === undefined) setHeaders(res);
+      next(err);
+    });
   };
-  return [limiter, announce];
 }
+
+/** express-rate-limit's view of the state's windows. */
+const storeOver = (windows: RollingWindows): RateLimitStore => ({
+  increment: (key) => windows.increment(key),
+  decrement: (key) => windows.decrement(key),
+  resetKey: (key) => windows.resetKey(key),
+  resetAll: () => windows.resetAll(),
+});

@@ -6,6 +6,7 @@ import type {
   JournalEntryView,
   ResetView,
 } from "./wire.js";
+import { CONTROL_BASE, CONTROL_OPERATIONS as OPS, type ControlOperation } from "./operations.js";
 
 /**
  * A typed client of the control surface, for test runners (Playwright, Cypress, vitest) and scripts:
@@ -13,7 +14,7 @@ import type {
  *   const control = new ControlClient({ baseUrl: "http://127.0.0.1:4010", key: process.env.CONTROL_KEY! });
  *   await control.reset();
  *
- * It imports nothing of the server: only fetch and types.
+ * It imports nothing of the server: only fetch, types and the operations table (plain data).
  */
 
 export interface ControlClientOptions {
@@ -85,51 +86,62 @@ export class ControlClient {
   readonly #fetch: typeof fetch;
 
   constructor(options: ControlClientOptions) {
-    this.#base = `${options.baseUrl.replace(/\/+$/, "")}/__control`;
+    this.#base = `${options.baseUrl.replace(/\/+$/, "")}${CONTROL_BASE}`;
     this.#key = options.key;
     this.#fetch = options.fetch ?? fetch;
   }
 
   describe(): Promise<ControlDescription> {
-    return this.#call("GET", "/");
+    return this.#call(OPS.describe);
   }
+
+  /** Back to the fixtures: everything, or one organization's records and tokens. */
   reset(input: ResetRequest = {}): Promise<ResetView> {
-    return this.#call("POST", "/reset", input);
+    return this.#call(OPS.reset, input);
   }
+
   clock(): Promise<ClockView> {
-    return this.#call("GET", "/clock");
+    return this.#call(OPS.clock);
   }
+
   setClock(input: ClockRequest): Promise<ClockView> {
-    return this.#call("PUT", "/clock", input);
+    return this.#call(OPS.setClock, input);
   }
+
   /** Moves the clock by an ISO 8601 duration, `PT61S`. */
   advanceClock(duration: string): Promise<ClockView> {
     return this.setClock({ advance: duration });
   }
+
   restoreClock(): Promise<ClockView> {
-    return this.#call("DELETE", "/clock");
+    return this.#call(OPS.restoreClock);
   }
+
   addFault(input: FaultRequest): Promise<FaultView> {
-    return this.#call("POST", "/faults", input);
+    return this.#call(OPS.addFault, input);
   }
+
   faults(): Promise<FaultView[]> {
-    return this.#call("GET", "/faults");
+    return this.#call(OPS.faults);
   }
+
   clearFaults(): Promise<ClearedView> {
-    return this.#call("DELETE", "/faults");
+    return this.#call(OPS.clearFaults);
   }
+
   journal(filter: JournalRequest = {}): Promise<JournalEntryView[]> {
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v));
-    const qs = query.toString();
-    return this.#call("GET", qs === "" ? "/journal" : `/journal?${qs}`);
-  }
-  clearJournal(): Promise<ClearedView> {
-    return this.#call("DELETE", "/journal");
+    return this.#call(OPS.journal, undefined, query.toString());
   }
 
-  async #call<T>(method: string, path: string, body?: object): Promise<T> {
-    const res = await this.#fetch(`${this.#base}${path}`, {
+  clearJournal(): Promise<ClearedView> {
+    return this.#call(OPS.clearJournal);
+  }
+
+  async #call<T>(operation: ControlOperation, body?: object, query = ""): Promise<T> {
+    const { method, path } = operation;
+    const res = await this.#fetch(`${this.#base}${path}${query === "" ? "" : `?${query}`}`, {
       method,
       headers: {
         Authorization: `Bearer ${this.#key}`,

@@ -1,10 +1,17 @@
 import { performance } from "node:perf_hooks";
-import { ApiError, ERROR_STATUS, type ErrorCode } from "../../model/errors.js";
-import type { ReferenceState } from "../../store/state.js";
-import { validate } from "../../validation/validate.js";
+import type { z } from "zod";
+import { ApiError, ERROR_STATUS, errorCodeOf, type ErrorCode } from "../../model/errors.js";
 import type { Fault } from "../../store/faults.js";
 import type { JournalEntry, JournalFilter } from "../../store/journal.js";
-import { ClockInput, FaultInput, ResetInput } from "./schemas.js";
+import type { ReferenceState } from "../../store/state.js";
+import { validate } from "../../validation/validate.js";
+import {
+  CONTROL_BASE,
+  CONTROL_OPERATIONS,
+  type ControlOperation,
+  type ControlOperationId,
+} from "./operations.js";
+import { ClockInput, FaultInput, JournalQuery, ResetInput } from "./schemas.js";
 import type {
   ClearedView,
   ClockView,
@@ -14,10 +21,11 @@ import type {
   ResetView,
 } from "./wire.js";
 
-export interface Latency {
-  minMs: number;
-  maxMs: number;
-}
+/**
+ * The control surface's operations over one state: each row of the table (operations.ts) with the
+ * schema of its input and what it does. The HTTP door runs them on a request's body or query; the
+ * `Control` facade runs them in process. Either way the input is validated here, once.
+ */
 
 /** The messages the reference itself answers with, so that an injected error reads like a real one. */
 const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
@@ -29,146 +37,170 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   internal_error: "Internal server error; retry in a few seconds (injected fault)",
 };
 
-export const OPERATIONS: ControlDescription["operations"] = [
-  { method: "GET", path: "/__control/", summary: "This description" },
-  { method: "POST", path: "/__control/reset", summary: "Back to the fixtures: all, or { organization }" },
-  { method: "GET", path: "/__control/clock", summary: "The reference's clock" },
-  {
-    method: "PUT",
-    path: "/__control/clock",
-    summary: "Set { now }, { advance: ISO 8601 duration }, { frozen }",
-  },
-  { method: "DELETE", path: "/__control/clock", summary: "Back to the time the server started with" },
-  { method: "GET", path: "/__control/faults", summary: "Armed faults" },
-  { method: "POST", path: "/__control/faults", summary: "Arm a fault for the next N matching API requests" },
-  { method: "DELETE", path: "/__control/faults", summary: "Disarm every fault" },
-  {
-    method: "GET",
-    path: "/__control/journal",
-    summary: "Last 1000 API requests, newest first (?path, ?status, ?limit)",
-  },
-  { method: "DELETE", path: "/__control/journal", summary: "Empty the journal" },
-];
+export interface BoundOperation {
+  readonly operation: ControlOperation;
+  /** Where its input comes from over HTTP; none: it reads nothing. */
+  readonly source: "body" | "query" | "none";
+  /** Validates `input` with the operation's schema and runs it on `state`. */
+  run(state: ReferenceState, input: unknown): unknown;
+}
 
-/**
- * The control surface's operations, in process. The HTTP door and the typed client are thin layers
- * over these; inputs are validated here, once, with the schemas the door documents.
- */
-export class Control {
-  readonly #state: ReferenceState;
-  readonly #latency: Latency | null;
+/** An operation that reads no input. */
+const plain = <R>(operation: ControlOperation, run: (state: ReferenceState) => R) => ({
+  operation,
+  source: "none" as const,
+  run,
+});
 
-  constructor(state: ReferenceState, latency: Latency | null = null) {
-    this.#state = state;
-    this.#latency = latency;
-  }
+/** An operation whose input `schema` checks (a body, or for `journal` a query). */
+const reading =
+  <S extends z.ZodType>(source: "body" | "query", schema: S) =>
+  <R>(operation: ControlOperation, run: (state: ReferenceState, input: z.output<S>) => R) => ({
+    operation,
+    source,
+    run: (state: ReferenceState, input: unknown): R => run(state, validate(schema, input, source)),
+  });
 
-  describe(): ControlDescription {
-    return {
+const ops = CONTROL_OPERATIONS;
+
+const clockView = (state: ReferenceState): ClockView => {
+  const { now, frozen, offsetMs } = state.clock.state();
+  return { now: now.toISOString(), frozen, offsetMs };
+};
+
+export const OPERATIONS = {
+  describe: plain(
+    ops.describe,
+    (state): ControlDescription => ({
       name: "accounting-api-reference control surface",
       api: "/api/v1",
-      clock: this.clock(),
-      faults: this.#state.faults.list().length,
-      journal: this.#state.journal.size,
-      latency: this.#latency,
-      operations: OPERATIONS,
-    };
-  }
-
-  reset(input: ResetInput = {}): ResetView {
-    const { organization } = validate(ResetInput, input, "body");
-    if (organization !== undefined && this.#state.store.organization(organization) === undefined) {
+      clock: clockView(state),
+      faults: state.faults.list().length,
+      journal: state.journal.size,
+      latency: state.latency,
+      operations: Object.values(CONTROL_OPERATIONS).map(({ method, path, summary }) => ({
+        method,
+        path: `${CONTROL_BASE}${path}`,
+        summary,
+      })),
+    }),
+  ),
+  reset: reading("body", ResetInput)(ops.reset, (state, { organization }): ResetView => {
+    if (organization !== undefined && state.store.organization(organization) === undefined) {
+      const known = state.store
+        .organizations()
+        .map((o) => o.id)
+        .join(", ");
       throw new ApiError("invalid_request", `organization: no organization ${organization}`, {
-        organization: [
-          `must be one of ${this.#state.store
-            .organizations()
-            .map((o) => o.id)
-            .join(", ")}`,
-        ],
+        organization: [`must be one of ${known}`],
       });
     }
     const started = performance.now();
-    this.#state.reset(organization);
+    state.reset(organization);
     return {
       organizations:
-        organization === undefined ? this.#state.store.organizations().map((o) => o.id) : [organization],
+        organization === undefined ? state.store.organizations().map((o) => o.id) : [organization],
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
     };
+  }),
+  clock: plain(ops.clock, clockView),
+  // `frozen` applies first, so that `{ now, frozen: true }` stops the clock exactly at `now`.
+  setClock: reading("body", ClockInput)(ops.setClock, (state, input): ClockView => {
+    if (input.frozen !== undefined) state.clock.setFrozen(input.frozen);
+    if (input.now !== undefined) state.clock.set(input.now);
+    if (input.advance !== undefined) state.clock.advance(input.advance);
+    return clockView(state);
+  }),
+  restoreClock: plain(ops.restoreClock, (state): ClockView => {
+    state.clock.restore();
+    return clockView(state);
+  }),
+  faults: plain(ops.faults, (state): FaultView[] => state.faults.list().map(faultView)),
+  addFault: reading("body", FaultInput)(ops.addFault, (state, f): FaultView => {
+    const code = f.code ?? (f.status === undefined ? undefined : errorCodeOf(f.status));
+    const fault = state.faults.add(
+      {
+        method: f.method,
+        path: f.path,
+        token: f.token,
+        organization: f.organization,
+        times: f.times,
+        error:
+          code === undefined
+            ? undefined
+            : {
+                code,
+                message: f.message ?? DEFAULT_MESSAGES[code],
+                retryAfterSeconds: code === "rate_limited" ? (f.retryAfter ?? 1) : undefined,
+              },
+        delayMs: f.delayMs,
+        drop: f.drop,
+      },
+      state.clock.now(),
+    );
+    return faultView(fault);
+  }),
+  clearFaults: plain(ops.clearFaults, (state): ClearedView => ({ cleared: state.faults.clear() })),
+  journal: reading("query", JournalQuery)(ops.journal, journalEntries),
+  clearJournal: plain(ops.clearJournal, (state): ClearedView => ({ cleared: state.journal.clear() })),
+} satisfies Record<ControlOperationId, BoundOperation>;
+
+/**
+ * The control surface in process (`reference.control`): each operation of the table, typed for the
+ * test that calls it, on the reference's state.
+ */
+export class Control {
+  readonly #state: ReferenceState;
+
+  constructor(state: ReferenceState) {
+    this.#state = state;
+  }
+
+  describe(): ControlDescription {
+    return OPERATIONS.describe.run(this.#state);
+  }
+
+  /** Everything back to the fixtures, or one organization's part; the clock stays where it is. */
+  reset(input: z.input<typeof ResetInput> = {}): ResetView {
+    return OPERATIONS.reset.run(this.#state, input);
+  }
+
+  clock(): ClockView {
+    return OPERATIONS.clock.run(this.#state);
+  }
+
+  setClock(input: z.input<typeof ClockInput>): ClockView {
+    return OPERATIONS.setClock.run(this.#state, input);
+  }
+
+  restoreClock(): ClockView {
+    return OPERATIONS.restoreClock.run(this.#state);
+  }
+
+  addFault(input: z.input<typeof FaultInput>): FaultView {
+    return OPERATIONS.addFault.run(this.#state, input);
+  }
+
+  faults(): FaultView[] {
+    return OPERATIONS.faults.run(this.#state);
+  }
+
+  clearFaults(): ClearedView {
+    return OPERATIONS.clearFaults.run(this.#state);
+  }
+
+  journal(filter: JournalFilter = {}): JournalEntryView[] {
+    return journalEntries(this.#state, filter);
+  }
+
+  clearJournal(): ClearedView {
+    return OPERATIONS.clearJournal.run(this.#state);
   }
 
   /** Resolves once the changes made so far are kept (with `--data`; at once without). */
   durable(): Promise<void> {
     return this.#state.durable();
   }
-
-  clock(): ClockView {
-    const { now, frozen, offsetMs } = this.#state.clock.state();
-    return { now: now.toISOString(), frozen, offsetMs };
-  }
-
-  /** `frozen` applies first, so that `{ now, frozen: true }` stops the clock exactly at `now`. */
-  setClock(input: ClockInput): ClockView {
-    const parsed = validate(ClockInput, input, "body");
-    const clock = this.#state.clock;
-    if (parsed.frozen !== undefined) clock.setFrozen(parsed.frozen);
-    if (parsed.now !== undefined) clock.set(parsed.now);
-    if (parsed.advance !== undefined) clock.advance(parsed.advance);
-    return this.clock();
-  }
-
-  restoreClock(): ClockView {
-    this.#state.clock.restore();
-    return this.clock();
-  }
-
-  addFault(input: FaultInput): FaultView {
-    const f = validate(FaultInput, input, "body");
-    const code = f.code ?? (f.status === undefined ? undefined : codeOf(f.status));
-    const fault = this.#state.faults.add(
-      {
-        ...(f.method === undefined ? {} : { method: f.method }),
-        ...(f.path === undefined ? {} : { path: f.path }),
-        ...(f.token === undefined ? {} : { token: f.token }),
-        ...(f.organization === undefined ? {} : { organization: f.organization }),
-        times: f.times,
-        ...(code === undefined
-          ? {}
-          : {
-              error: {
-                code,
-                message: f.message ?? DEFAULT_MESSAGES[code],
-                ...(code === "rate_limited" ? { retryAfterSeconds: f.retryAfter ?? 1 } : {}),
-              },
-            }),
-        ...(f.delayMs === undefined ? {} : { delayMs: f.delayMs }),
-        ...(f.drop === true ? { drop: true } : {}),
-      },
-      this.#state.clock.now(),
-    );
-    return faultView(fault);
-  }
-
-  faults(): FaultView[] {
-    return this.#state.faults.list().map(faultView);
-  }
-
-  clearFaults(): ClearedView {
-    return { cleared: this.#state.faults.clear() };
-  }
-
-  journal(filter: JournalFilter = {}): JournalEntryView[] {
-    return this.#state.journal.list(filter).map(journalView);
-  }
-
-  clearJournal(): ClearedView {
-    return { cleared: this.#state.journal.clear() };
-  }
-}
-
-function codeOf(status: number): ErrorCode {
-  const found = (Object.entries(ERROR_STATUS) as Array<[ErrorCode, number]>).find(([, s]) => s === status);
-  if (found === undefined) throw new Error(`no code for status ${status}`);
-  return found[0];
 }
 
 function faultView(f: Fault): FaultView {
@@ -190,6 +222,6 @@ function faultView(f: Fault): FaultView {
   };
 }
 
-function journalView(e: JournalEntry): JournalEntryView {
-  return { ...e, time: e.time.toISOString() };
+function journalEntries(state: ReferenceState, filter: JournalFilter): JournalEntryView[] {
+  return state.journal.list(filter).map((e: JournalEntry) => ({ ...e, time: e.time.toISOString() }));
 }

@@ -1,11 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import express, { type RequestHandler, type Router } from "express";
-import { ApiError } from "../../model/errors.js";
 import { errorHandler } from "../../http/errors.js";
 import { localOnly, type LocalOnlyOptions } from "../../http/local-only.js";
-import { validate } from "../../validation/validate.js";
-import type { Control } from "./control.js";
-import { JournalQuery, type ClockInput, type FaultInput, type ResetInput } from "./schemas.js";
+import { ApiError } from "../../model/errors.js";
+import type { ReferenceState } from "../../store/state.js";
+import { OPERATIONS } from "./control.js";
 
 export interface ControlDoorOptions extends LocalOnlyOptions {
   /** What `Authorization: Bearer <key>` must carry. */
@@ -43,56 +42,25 @@ function jsonOnly(): RequestHandler[] {
   return [mediaType, express.json({ limit: "16kb", strict: true })];
 }
 
-/**
- * The body as the client sent it; `Control` validates it with the surface's schemas, once. The cast
- * only names the type those schemas check for.
- */
-const bodyOf = <T>(body: unknown): T => (body ?? {}) as T;
+const VERB = { GET: "get", POST: "post", PUT: "put", DELETE: "delete" } as const;
 
 /**
- * The control surface over HTTP, under /__control. JSON in and out, the error envelope of the API,
- * and no CORS headers: the developer's tools call it, never a web page.
+ * The control surface over HTTP, under /__control: the operations of its table, JSON in and out, the
+ * error envelope of the API, and no CORS headers: the developer's tools call it, never a web page.
  */
-export function controlDoor(control: Control, options: ControlDoorOptions): Router {
+export function controlDoor(state: ReferenceState, options: ControlDoorOptions): Router {
   const door = express.Router({ strict: true, caseSensitive: true });
   door.use(localOnly(options), requireKey(options.key), ...jsonOnly());
-  door.get("/", (_req, res) => {
-    res.json(control.describe());
-  });
-  // Changes of the state are answered once kept (`--data`): a reset is a snapshot, a clock move a record.
-  door.post("/reset", async (req, res) => {
-    const view = control.reset(bodyOf<ResetInput>(req.body));
-    await control.durable();
-    res.json(view);
-  });
-  door.get("/clock", (_req, res) => {
-    res.json(control.clock());
-  });
-  door.put("/clock", async (req, res) => {
-    const view = control.setClock(bodyOf<ClockInput>(req.body));
-    await control.durable();
-    res.json(view);
-  });
-  door.delete("/clock", async (_req, res) => {
-    const view = control.restoreClock();
-    await control.durable();
-    res.json(view);
-  });
-  door.get("/faults", (_req, res) => {
-    res.json(control.faults());
-  });
-  door.post("/faults", (req, res) => {
-    res.status(201).json(control.addFault(bodyOf<FaultInput>(req.body)));
-  });
-  door.delete("/faults", (_req, res) => {
-    res.json(control.clearFaults());
-  });
-  door.get("/journal", (req, res) => {
-    res.json(control.journal(validate(JournalQuery, req.query, "query")));
-  });
-  door.delete("/journal", (_req, res) => {
-    res.json(control.clearJournal());
-  });
+  for (const { operation, source, run } of Object.values(OPERATIONS)) {
+    door[VERB[operation.method]](operation.path, async (req, res) => {
+      // An empty body is an empty object (express.json leaves `req.body` undefined without one).
+      const body: unknown = req.body;
+      const input = source === "query" ? req.query : source === "body" ? (body ?? {}) : undefined;
+      const answer = run(state, input);
+      if (operation.changes === true) await state.durable();
+      res.status(operation.status ?? 200).json(answer);
+    });
+  }
   door.use((req, _res, next) => {
     next(
       new ApiError(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_STATUS, type ErrorCode } from "../../model/errors.js";
+import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
 
 /**
  * What the control surface accepts, in process and over HTTP alike: strict objects, so that a typo
@@ -54,7 +54,7 @@ export const ClockInput = z
     path: ["advance"],
   });
 
-const CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+const CODES = ERROR_CODES;
 const STATUSES = Object.values(ERROR_STATUS);
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"] as const;
 const API_PATH_RE = /^\/api\/v1(\/[^?#\s]*)?$/;

@@ -2,6 +2,7 @@
  * The control surface's answers as JSON, shared by the HTTP door and the typed client. Type-only, so
  * that the client pulls no server code into a test runner or a browser bundle.
  */
+import type { JournalEntry } from "../../store/journal.js";
 
 export interface ClockView {
   /** ISO 8601, UTC, milliseconds: the instant the reference uses for createdAt, expiry and rate limits. */
@@ -34,26 +35,8 @@ export interface FaultView {
   createdAt: string;
 }
 
-/** One API request as the journal keeps it: never a token in clear, never an `Authorization` value. */
-export interface JournalEntryView {
-  /** Increasing with each request, so that a client can tell new entries from seen ones. */
-  seq: number;
-  /** When it arrived, on the reference's clock. */
-  time: string;
-  method: string;
-  path: string;
-  /** The query string as sent, without `?`, with anything shaped like a token redacted. */
-  query: string;
-  /** null when the connection was closed without an answer (a `drop` fault, or the client left). */
-  status: number | null;
-  /** The label of the token presented, when it is a known token (active, expired or revoked). */
-  token: string | null;
-  organization: string | null;
-  /** Real time spent answering, in ms (injected latency included). */
-  durationMs: number;
-  /** The id of the fault that took the request. */
-  fault: string | null;
-}
+/** One API request of the journal, its time as an ISO 8601 instant. */
+export type JournalEntryView = Omit<JournalEntry, "time"> & { time: string };
 
 export interface ClearedView {
   cleared: number;

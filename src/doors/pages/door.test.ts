@@ -30,7 +30,7 @@ beforeEach(() => {
 const DAY = 86_400_000;
 const XSS = "<img src=x onerror=alert(1)>";
 const idOf = (secret: string): string => {
-  const resolution = ref.tokens.resolve(`Bearer ${secret}`);
+  const resolution = ref.tokens.lookup(secret);
   if (!resolution.ok) throw new Error(`token not active: ${resolution.reason}`);
   return resolution.token.id;
 };

@@ -158,7 +158,7 @@ describe("--data: a restart serves the same state", () => {
     expect(await allFilesText()).not.toContain(token);
 
     const again = await restart(ref);
-    const resolved = again.tokens.resolve(`Bearer ${token}`);
+    const resolved = again.tokens.lookup(token);
     expect(resolved.ok && resolved.token).toMatchObject({
       id: view.id,
       name: "made at runtime",
@@ -226,18 +226,21 @@ describe("--data: a restart serves the same state", () => {
     // Enough contacts that their journal lines pass the limit, added in one go.
     const count = 200;
     for (let n = 0; n < count; n += 1) {
-      ref.store.addContact({
-        id: `con_bulk${n}`,
-        organizationId: "org_boreal",
-        type: "CLIENT",
-        name: `Bulk ${n}`,
-        email: null,
-        phone: null,
-        address: null,
-        taxNumberTPS: null,
-        taxNumberTVQ: null,
-        createdAt: at,
-        updatedAt: at,
+      ref.store.add({
+        type: "contact",
+        data: {
+          id: `con_bulk${n}`,
+          organizationId: "org_boreal",
+          type: "CLIENT",
+          name: `Bulk ${n}`,
+          email: null,
+          phone: null,
+          address: null,
+          taxNumberTPS: null,
+          taxNumberTVQ: null,
+          createdAt: at,
+          updatedAt: at,
+        },
       });
     }
     await ref.state.durable();

@@ -1,0 +1,88 @@
+// @ts-check
+/**
+ * The server's layering, checked in `npm test` (README, "Working on it"). A request flows through the
+ * layers in this order, and a module may import only from its own layer or one below it: never
+ * against the flow. `model/` (the spec's vocabulary) sits under all of them.
+ */
+const LAYERS = [
+  ["entry", "^src/(entry/|index\\.ts$)"],
+  ["edge", "^src/edge/"],
+  ["doors", "^src/doors/"],
+  ["openapi", "^src/openapi/"],
+  ["routes", "^src/routes/"],
+  ["http", "^src/http/"],
+  ["auth", "^src/auth/"],
+  ["validation", "^src/validation/"],
+  ["domain", "^src/domain/"],
+  ["store", "^src/store/"],
+  ["serialization", "^src/serialization/"],
+  ["model", "^src/model/"],
+];
+
+const DOORS = ["api", "control", "pages"];
+const TESTS = "\\.test\\.tsx?$";
+
+/** @type {import('dependency-cruiser').IForbiddenRuleType[]} */
+const forbidden = [
+  ...LAYERS.slice(1).map(([name, path], i) => ({
+    name: `${name}-imports-no-layer-above`,
+    comment: `${name}/ is below ${LAYERS.slice(0, i + 1)
+      .map(([n]) => n)
+      .join(", ")} in the request's flow`,
+    severity: /** @type {const} */ ("error"),
+    // Tests may build whatever they check with: a whole reference, a server around it.
+    from: { path, pathNot: TESTS },
+    to: {
+      path: LAYERS.slice(0, i + 1)
+        .map(([, p]) => `(${p})`)
+        .join("|"),
+    },
+  })),
+  ...DOORS.map((door) => ({
+    name: `${door}-door-imports-no-other-door`,
+    comment: "The API, the control surface and the pages are separate doors onto one state",
+    severity: /** @type {const} */ ("error"),
+    from: { path: `^src/doors/${door}/`, pathNot: TESTS },
+    to: { path: `^src/doors/(?!${door}/)` },
+  })),
+  {
+    name: "inner-layers-know-no-http",
+    comment: "auth, validation, domain, store, serialization and model know nothing of HTTP",
+    severity: "error",
+    from: { path: "^src/(auth|validation|domain|store|serialization|model)/", pathNot: "\\.test\\.tsx?$" },
+    to: {
+      path: "^(node_modules/(express|cors|express-rate-limit|raw-body|cookie-parser|csrf-csrf)/|http$|https$)",
+    },
+  },
+  {
+    name: "control-client-imports-only-data",
+    comment: "The typed control client runs in test runners and browsers: only fetch, types and plain data",
+    severity: "error",
+    from: { path: "^src/doors/control/client\\.ts$" },
+    to: { path: "^src/", pathNot: "^src/doors/control/(wire|operations)\\.ts$" },
+  },
+  {
+    name: "production-code-imports-no-tests",
+    severity: "error",
+    from: { path: "^src/", pathNot: "(\\.test\\.tsx?$|^src/test-support/)" },
+    to: { path: "(\\.test\\.tsx?$|^src/test-support/)" },
+  },
+  {
+    name: "no-circular",
+    severity: "error",
+    from: {},
+    to: { circular: true },
+  },
+];
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden,
+  options: {
+    // Type-only imports count: a layer that names another's types depends on it as surely.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^dist/" },
+  },
+};

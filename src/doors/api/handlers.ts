@@ -1,0 +1,123 @@
+import type { z } from "zod";
+import type { Principal } from "../../auth/authenticate.js";
+import { Accounting } from "../../domain/accounting.js";
+import type { AvailableId, Endpoint } from "../../routes/table.js";
+import { API_TABLE } from "../../routes/table.js";
+import { cachedBytes, dataBytes, jsonBytes, listBytes } from "../../serialization/envelope.js";
+import {
+  toContact,
+  toContactCreated,
+  toExpense,
+  toInvoice,
+  toProduct,
+} from "../../serialization/resources.js";
+import type { ReferenceState } from "../../store/state.js";
+import { randomIds, type IdGenerator } from "../../store/ids.js";
+import { validate } from "../../validation/validate.js";
+
+/**
+ * The one place where §4's rows (src/routes/table.ts) meet the code that answers them: each row is
+ * bound to a domain operation and to the serializer of what it returns.
+ */
+
+/** What a bound endpoint gets: the request's query and body, unread, and who is asking. */
+export interface Call {
+  query: unknown;
+  body: unknown;
+  principal: Principal;
+}
+
+export interface BoundEndpoint {
+  readonly endpoint: Endpoint;
+  /** Validates the call's query and body with the row's schemas, runs the operation, serializes. */
+  answer(call: Call, accounting: Accounting): Buffer;
+}
+
+/** What an operation receives, typed by its row's schemas. */
+type Input<E extends Endpoint> = {
+  query: z.output<E["query"]>;
+  body: z.output<E["body"]>;
+  principal: Principal;
+};
+
+const parse = <E extends Endpoint>(endpoint: E, call: Call): Input<E> => ({
+  query: validate<E["query"]>(endpoint.query, call.query, "query"),
+  body: validate<E["body"]>(endpoint.body, call.body, "body"),
+  principal: call.principal,
+});
+
+/** A list: the records' bytes are made once per record (src/serialization/envelope.ts). */
+function list<E extends Endpoint, R extends object>(
+  endpoint: E,
+  read: (input: Input<E>, accounting: Accounting) => readonly R[],
+  serialize: (record: R) => z.input<E["response"]>,
+): BoundEndpoint {
+  const bytesOf = cachedBytes(serialize);
+  return {
+    endpoint,
+    answer: (call, accounting) => listBytes(read(parse(endpoint, call), accounting).map(bytesOf)),
+  };
+}
+
+/** A creation: the new record's answer, made for this request alone. */
+function create<E extends Endpoint, R>(
+  endpoint: E,
+  make: (input: Input<E>, accounting: Accounting) => R,
+  serialize: (record: R, input: Input<E>) => z.input<E["response"]>,
+): BoundEndpoint {
+  return {
+    endpoint,
+    answer: (call, accounting) => {
+      const input = parse(endpoint, call);
+      return dataBytes(jsonBytes(serialize(make(input, accounting), input)));
+    },
+  };
+}
+
+const t = API_TABLE;
+
+export const BOUND = {
+  listContacts: list(
+    t.listContacts,
+    ({ query, principal }, a) => a.listContacts(principal.organizationId, query),
+    toContact,
+  ),
+  createContact: create(
+    t.createContact,
+    ({ body, principal }, a) => a.createContact(principal.organizationId, body),
+    (contact, { body }) => toContactCreated(contact, body),
+  ),
+  listProducts: list(
+    t.listProducts,
+    ({ query, principal }, a) => a.listProducts(principal.organizationId, query),
+    toProduct,
+  ),
+  createProduct: create(
+    t.createProduct,
+    ({ body, principal }, a) => a.createProduct(principal.organizationId, body),
+    toProduct,
+  ),
+  listInvoices: list(
+    t.listInvoices,
+    ({ query, principal }, a) => a.listInvoices(principal.organizationId, query),
+    toInvoice,
+  ),
+  listExpenses: list(
+    t.listExpenses,
+    ({ query, principal }, a) => a.listExpenses(principal.organizationId, query),
+    toExpense,
+  ),
+} satisfies Record<AvailableId, BoundEndpoint>;
+
+/** The domain's operations over one state, made once per state. */
+export function accountingOf(ids: IdGenerator = randomIds): (state: ReferenceState) => Accounting {
+  const made = new WeakMap<ReferenceState, Accounting>();
+  return (state) => {
+    let accounting = made.get(state);
+    if (accounting === undefined) {
+      accounting = new Accounting({ store: state.store, clock: state.clock, ids });
+      made.set(state, accounting);
+    }
+    return accounting;
+  };
+}

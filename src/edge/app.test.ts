@@ -14,15 +14,15 @@ import {
   describeEndpoint,
   expectData,
   expectError,
-  sharedReference,
+  referencePerTest,
   validBody,
   type TestReference,
 } from "../test-support/reference.js";
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 describe("error envelope", () => {

@@ -4,7 +4,7 @@ import { Control } from "../doors/control/control.js";
 import { buildApp } from "../edge/app.js";
 import { systemClock, type Clock } from "../model/clock.js";
 import { SteerableClock } from "../store/clock.js";
-import { loadFixtures } from "../store/fixtures/load.js";
+import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { drawBase62, type IdGenerator } from "../store/ids.js";
@@ -23,6 +23,11 @@ export const DEFAULT_TOKEN_PREFIX = "acct";
 /** Everything a reference can be built with; each has a default, so `createReference()` serves. */
 export interface ReferenceOptions {
   fixturesDir?: string | undefined;
+  /**
+   * The fixtures of `fixturesDir`, already loaded (`loadFixtures`): many references built from one
+   * read of the files. Their records are frozen as they are stored, so references can share them.
+   */
+  fixtures?: FixtureSet | undefined;
   /** The clock the reference's own clock follows (a test's ManualClock); the system's by default. */
   clock?: Clock | undefined;
   /** The instant the reference's clock starts at (`--now`); it runs on from there. */
@@ -88,7 +93,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
   const clock = new SteerableClock(options.clock ?? systemClock, options.now);
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
   const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
-  const fixtures = await loadFixtures(fixturesDir, { now: clock.now() });
+  const fixtures = options.fixtures ?? (await loadFixtures(fixturesDir, { now: clock.now() }));
   const state = new ReferenceState({
     fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
     tokenPrefix: prefix,

@@ -8,7 +8,7 @@ import {
   checkProperty,
   describeResponse,
   jsonText,
-  sharedReference,
+  referencePerTest,
   type TestReference,
 } from "../test-support/reference.js";
 import { buildOpenApiDocument } from "./document.js";
@@ -21,10 +21,10 @@ import { buildOpenApiDocument } from "./document.js";
  */
 
 const validator = new OpenApiValidator(buildOpenApiDocument());
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 const RUNS = 150;

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ManualClock } from "../model/clock.js";
 import type { Scope } from "../model/records.js";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../model/errors.js";
+import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { createReference, type Reference, type ReferenceOptions } from "../entry/reference.js";
 
@@ -33,6 +34,7 @@ export async function testReference(options: TestReferenceOptions = {}): Promise
   const reference = await createReference({
     log: () => {},
     rateLimit: { limit: 1000, windowMs: 60_000 },
+    fixtures: options.fixturesDir === undefined ? await shippedFixtures(clock.now()) : undefined,
     ...options,
     clock,
   });
@@ -50,48 +52,31 @@ export async function testReference(options: TestReferenceOptions = {}): Promise
   };
 }
 
-/** What a test can change in a reference and a later test could notice. */
-function fingerprint(reference: TestReference): string {
-  const all = { limit: 1_000_000 };
-  const orgs = reference.store
-    .organizations()
-    .map((o) => [
-      o.id,
-      reference.store.listContacts(o.id, all).length,
-      reference.store.listProducts(o.id, all).length,
-      reference.store.listInvoices(o.id, all).length,
-      reference.store.listExpenses(o.id, all).length,
-    ]);
-  const statuses = reference.manifest.tokens.map(
-    (t) => reference.tokens.get(reference.tokenId(t.label))?.status,
-  );
-  const tokenCount = reference.store.organizations().map((o) => reference.tokens.list(o.id).length);
-  return JSON.stringify([orgs, statuses, tokenCount, reference.clock.now().getTime()]);
+/** The shipped fixtures, read once per test file and instant: each reference then stores its own. */
+const loaded = new Map<number, Promise<FixtureSet>>();
+function shippedFixtures(now: Date): Promise<FixtureSet> {
+  let fixtures = loaded.get(now.getTime());
+  if (fixtures === undefined) {
+    fixtures = loadFixtures(defaultFixturesDir(), { now });
+    loaded.set(now.getTime(), fixtures);
+  }
+  return fixtures;
 }
 
-export interface SharedReference {
-  /** The reference of the running test. */
+export interface FreshReference {
+  /** The reference of the running test, built for it alone. */
   readonly ref: TestReference;
 }
 
-/**
- * One reference for the tests of a file, rebuilt before a test only when an earlier one changed its
- * records, its clock or its tokens: building one reads and checks every fixture file (~10 ms), and
- * most tests only read or are refused. Token usage is not tracked, so tests about usage compare
- * before and after. The rate limit is out of reach, since the frozen clock never ends its window.
- */
-export function sharedReference(options: TestReferenceOptions = {}): SharedReference {
+/** A reference built before each test of the file: no test sees what another did. */
+export function referencePerTest(options: TestReferenceOptions = {}): FreshReference {
   let current: TestReference | undefined;
-  let clean = "";
   beforeEach(async () => {
-    if (current === undefined || fingerprint(current) !== clean) {
-      current = await testReference({ rateLimit: { limit: 1_000_000, windowMs: 60_000 }, ...options });
-      clean = fingerprint(current);
-    }
+    current = await testReference({ rateLimit: { limit: 1_000_000, windowMs: 60_000 }, ...options });
   });
   return {
     get ref(): TestReference {
-      if (current === undefined) throw new Error("sharedReference: no reference outside a test");
+      if (current === undefined) throw new Error("referencePerTest: no reference outside a test");
       return current;
     },
   };

@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import request from "supertest";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BOUND } from "./handlers.js";
 import { createServer } from "../../edge/server.js";
 import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";
@@ -176,15 +176,10 @@ describe("scopes (§5.6)", () => {
     labels.map((label) => ({ endpoint, label, name: describeEndpoint(endpoint) })),
   );
 
-  // The matrix only creates records, which no cell's outcome depends on: one reference serves it all.
-  let shared: TestReference;
-  beforeAll(async () => {
-    shared = await testReference();
-  });
-
   it.each(matrix)("$name with $label", async ({ endpoint, label }) => {
-    const scopes = shared.manifest.tokens.find((t) => t.label === label)?.scopes ?? [];
-    const res = await call(endpoint, shared.auth(label), shared);
+    const own = await testReference();
+    const scopes = own.manifest.tokens.find((t) => t.label === label)?.scopes ?? [];
+    const res = await call(endpoint, own.auth(label), own);
     if (scopes.includes(endpoint.scope)) {
       expectData(res, endpoint.method === "get" ? 200 : 201);
     } else {

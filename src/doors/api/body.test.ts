@@ -11,7 +11,7 @@ import {
   expectData,
   expectError,
   expectInvalid,
-  sharedReference,
+  referencePerTest,
   type TestReference,
 } from "../../test-support/reference.js";
 
@@ -25,9 +25,9 @@ let productsBefore: number;
 
 const countProducts = () => ref.store.listProducts("org_lumiere", { limit: 100_000 }).length;
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
   contactsBefore = ref.store.countContacts("org_lumiere");
   productsBefore = countProducts();
 });

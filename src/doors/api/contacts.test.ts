@@ -10,7 +10,7 @@ import {
   expectData,
   expectInvalid,
   listIds,
-  sharedReference,
+  referencePerTest,
   without,
   type TestReference,
 } from "../../test-support/reference.js";
@@ -32,10 +32,10 @@ const LIMITS = [
 
 const EMOJI = "😀"; // one code point, two UTF-16 units, four UTF-8 bytes
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 const create = (body: unknown, label = "lumiere-full") =>

@@ -4,7 +4,7 @@ import { corsResponseHeaders } from "../../http/cors.js";
 import {
   PATHS,
   expectError,
-  sharedReference,
+  referencePerTest,
   testReference,
   type TestReference,
 } from "../../test-support/reference.js";
@@ -12,10 +12,10 @@ import {
 const ORIGIN = "https://app.example.com";
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 /** A header's comma-separated list, compared case-insensitively as HTTP does for these names. */

@@ -8,7 +8,7 @@ import {
   expectData,
   expectInvalid,
   readFixture,
-  sharedReference,
+  referencePerTest,
   testReference,
   type FixtureRecord,
   type TestReference,
@@ -91,10 +91,10 @@ const LISTS: ListSpec[] = [
   },
 ];
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 const fixtures = new Map<string, FixtureRecord[]>();

@@ -12,7 +12,7 @@ import {
   expectInvalid,
   jsonText,
   listIds,
-  sharedReference,
+  referencePerTest,
   without,
   type TestReference,
 } from "../../test-support/reference.js";
@@ -29,10 +29,10 @@ const LIMITS = [
   ["description", 2000],
 ] as const;
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 let skuCounter = 0;

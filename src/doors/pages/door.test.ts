@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import {
   expectData,
   expectError,
-  sharedReference,
+  referencePerTest,
   testReference,
   type TestReference,
 } from "../../test-support/reference.js";
@@ -21,10 +21,10 @@ import {
 } from "../../test-support/pages.js";
 import { SECURITY_HEADERS } from "./guard.js";
 
-const shared = sharedReference();
+const fresh = referencePerTest();
 let ref: TestReference;
 beforeEach(() => {
-  ref = shared.ref;
+  ref = fresh.ref;
 });
 
 const DAY = 86_400_000;

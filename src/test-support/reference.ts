@@ -216,8 +216,6 @@ export async function readFixture(name: "contacts" | "products" | "invoices" | "
   return JSON.parse(text) as FixtureRecord[];
 }
 
-/** Code-unit order, as the server's tie-break uses: `localeCompare` would disagree on case. */
-export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Ids of an organization's list as a client reads it (200 at most, the cap). */
 export async function listIds(reference: TestReference, path: string, label: string): Promise<string[]> {

@@ -216,7 +216,6 @@ export async function readFixture(name: "contacts" | "products" | "invoices" | "
   return JSON.parse(text) as FixtureRecord[];
 }
 
-
 /** Ids of an organization's list as a client reads it (200 at most, the cap). */
 export async function listIds(reference: TestReference, path: string, label: string): Promise<string[]> {
   const res = await request(reference.app).get(`${path}?limit=200`).set(reference.auth(label));

@@ -3,14 +3,14 @@
  * sending for each path the bytes the reference served for that read, with the reference's
  * Content-Type. It stands for the limit of Node (`http`) or of the framework (`express`): no
  * parsing, no lookup, no serialization. `express-born` is the same app served as the reference
- * serves its own (src/edge/server.ts `appPrototypeOptions`), so that Express's floor under that option is
+ * serves its own (src/edge/fast-path.ts `appPrototypeOptions`), so that Express's floor under that option is
  * known too. Usage: tsx bench/bare-target.ts express|express-born|http BODIES.json (prints its port).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { appPrototypeOptions } from "../src/edge/server.js";
+import { appPrototypeOptions } from "../src/edge/fast-path.js";
 
 const [kind, bodiesFile] = process.argv.slice(2);
 if ((kind !== "express" && kind !== "express-born" && kind !== "http") || bodiesFile === undefined) {

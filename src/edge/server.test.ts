@@ -2,7 +2,8 @@ import { IncomingMessage, ServerResponse, type Server } from "node:http";
 import express from "express";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
-import { createServer, SERVER_DEFAULTS, type App, type ServerOptions } from "./server.js";
+import type { App } from "./fast-path.js";
+import { createServer, SERVER_DEFAULTS, type ServerOptions } from "./server.js";
 import {
   close,
   exchange,

@@ -1,18 +1,15 @@
 import {
   createServer as createHttpServer,
-  IncomingMessage as NodeIncomingMessage,
-  ServerResponse as NodeServerResponse,
   STATUS_CODES,
   type IncomingMessage,
-  type RequestListener,
   type Server,
-  type ServerOptions as HttpServerOptions,
   type ServerResponse,
 } from "node:http";
 import type { Duplex } from "node:stream";
 import { ApiError, errorBody } from "../model/errors.js";
 import { corsResponseHeaders } from "../http/cors.js";
 import { headerCount } from "../http/headers.js";
+import { appPrototypeOptions, handOff, type App } from "./fast-path.js";
 
 /**
  * The HTTP server around the API. Node answers some requests itself, before any request listener
@@ -125,45 +122,6 @@ function answer(res: ServerResponse, error: ApiError): void {
   res.end(body);
 }
 
-/** What `createServer` serves: any request listener; an Express app's prototypes are used as below. */
-export type App = RequestListener & { request?: object; response?: object };
-
-/**
- * Node's options under which it builds each request and response on the app's own prototypes
- * (`app.request`, `app.response`, where Express keeps its request and response methods).
- *
- * Express 5 otherwise swaps both prototypes on every request (`Object.setPrototypeOf`). V8 takes an
- * object whose prototype changed after its creation off its fast paths: that swap cost about as much
- * CPU as everything the API does for a list read (issue #11: 199 → 103 µs per read), and sent
- * several KB per request to the old generation of the heap. Born with the app's prototypes, the
- * objects are already what the swap makes them, and it changes nothing. Correctness never depends
- * on it: were Express to swap to other prototypes, it would do so as before, only slower.
- *
- * Node's IncomingMessage and ServerResponse are constructor functions: each runs on the object
- * `new` made from the app's prototype, as it would on its own. Were they ever classes (which cannot
- * be called so), Node's own objects are used, as with a plain listener.
- */
-export function appPrototypeOptions(app: App): Pick<HttpServerOptions, "IncomingMessage" | "ServerResponse"> {
-  const { request, response } = app;
-  if (request === undefined || response === undefined) return {};
-  if (isClass(NodeIncomingMessage) || isClass(NodeServerResponse)) return {};
-  function Request(this: IncomingMessage, ...args: unknown[]): void {
-    Reflect.apply(NodeIncomingMessage, this, args);
-  }
-  Request.prototype = request;
-  function Response(this: ServerResponse, ...args: unknown[]): void {
-    Reflect.apply(NodeServerResponse, this, args);
-  }
-  Response.prototype = response;
-  return {
-    IncomingMessage: Request as unknown as typeof IncomingMessage,
-    ServerResponse: Response as unknown as typeof ServerResponse,
-  };
-}
-
-const isClass = (f: unknown): boolean =>
-  typeof f === "function" && Function.prototype.toString.call(f).startsWith("class");
-
 /**
  * Builds the HTTP server for `app` (the bin and tests then call `.listen`). Requests the app would
  * never see are answered here in §7's envelope, with CORS headers; everything else is the app's.
@@ -214,11 +172,7 @@ export function createServer(app: App, options: ServerOptions = {}): Server {
         answer(res, invalid(problem));
         return;
       }
-      // Handled in the check phase, once the poll phase has read every connection that had input,
-      // rather than inside this connection's read: under concurrent clients the server then reads,
-      // answers and writes in batches. Issue #11 measured 20 connections on 2 cores at about 125 µs of
-      // CPU per list read handled at once and 100 µs deferred (one client alone: no difference).
-      setImmediate(app, req, res);
+      handOff(app, req, res);
     },
   );
   // Node keeps the first 2000 header lines and drops the rest without a word, so a second

@@ -130,13 +130,13 @@ try {
     fixturesDir: opts.fixtures,
     tokenPrefix: opts.tokenPrefix,
     rateLimit: { limit: opts.rateLimit, windowMs: 60_000 },
-    ...(opts.now === undefined ? {} : { now: opts.now }),
+    now: opts.now,
     controlKey: opts.control ? opts.controlKey : null,
     latency: opts.latency ?? null,
     // A host name given to listen on names this server too (IP literals and localhost always do).
     allowedHosts: isIP(opts.host) === 0 ? [opts.host] : [],
-    ...(opts.data === undefined ? {} : { dataDir: opts.data }),
-    ...(opts.compactAfter === undefined ? {} : { persistence: { compactAfterBytes: opts.compactAfter } }),
+    dataDir: opts.data,
+    persistence: { compactAfterBytes: opts.compactAfter },
     // Fail-stop: once a write to --data fails, a 201 could no longer be honest.
     onPersistenceFailure: (err) => {
       console.error(`Stopping: ${err.message}`);

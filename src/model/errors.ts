@@ -53,7 +53,8 @@ export function errorBody(err: ApiError): ErrorBody {
     error: {
       code: err.code,
       message: err.message,
-      ...(err.details === undefined ? {} : { details: err.details }),
+      // Absent without details: JSON leaves out what is undefined.
+      details: err.details,
     },
   };
 }

@@ -444,10 +444,7 @@ export class TokenRegistry {
   }
 
   #view(record: TokenRecord, now: number): TokenView {
-    // Not `{ ...common(record), status, hint }`: on Node 20, V8 promotes objects made by a spread to
-    // the old generation far more often than plain literals, with what they point to, and every API
-    // request resolves its token to a view. Measured (issue #11): 840 → 245 bytes promoted per
-    // request, which had grown the heap under load.
+    // A literal and Object.assign, not a spread: every request builds a view (DECISIONS.md, "Performance").
     // Revoked wins over Expired: revocation is a deliberate act, expiry only the passing of time.
     const status: TokenStatus =
       record.revokedAt !== null

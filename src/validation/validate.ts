@@ -4,11 +4,7 @@ import { jsonTypeOf } from "./json.js";
 
 export type Source = "body" | "query";
 
-/**
- * The parse options of each source, made once. zod copies them with a spread on every parse; on
- * Node 20, V8 often promotes a spread's result to the old generation, and a closure made per call
- * went with it. Measured (issue #11): 596 → 400 bytes promoted per list read.
- */
+/** The parse options of each source, made once, not per parse (DECISIONS.md, "Performance"). */
 const PARSE_OPTIONS = {
   body: { error: (issue: RawIssue) => messageFor(issue, "body") },
   query: { error: (issue: RawIssue) => messageFor(issue, "query") },

@@ -98,8 +98,7 @@ function pageHeaders(res: Response): void {
 
 /** GET /openapi.json, GET /docs and the page's assets under /docs/. Mount it on the pages door. */
 export function docsRouter(options: DocsOptions = {}): Router {
-  // Built on first request, not at start: loading zod-openapi and building the document took about
-  // 30 ms of a 330 ms start (issue #11), for a page most runs never open.
+  // Built on its first request, not at start (DECISIONS.md, "Performance").
   let json: Promise<string> | undefined;
   const documentJson = () =>
     (json ??= import("../../openapi/document.js").then(({ buildOpenApiDocument, renderOpenApiJson }) =>

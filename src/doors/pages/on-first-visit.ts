@@ -4,9 +4,8 @@ import type { PagesDoorOptions } from "./door.js";
 import { isPagePath } from "./paths.js";
 
 /**
- * The pages door, loaded on the first request for a page rather than at start: hono's JSX, the
- * cookie and CSRF libraries and the pages themselves cost about a tenth of the start time (issue
- * #11), which every run pays and most runs never open a page. Other paths never load it.
+ * The pages door, loaded on the first request for a page rather than at start (DECISIONS.md,
+ * "Performance"): most runs never open a page. Other paths never load it.
  */
 export function pagesDoorOnFirstVisit(state: ReferenceState, options: PagesDoorOptions): RequestHandler {
   let door: Promise<RequestHandler> | undefined;

@@ -1,0 +1,57 @@
+import {
+  IncomingMessage as NodeIncomingMessage,
+  ServerResponse as NodeServerResponse,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerOptions as HttpServerOptions,
+  type ServerResponse,
+} from "node:http";
+
+/**
+ * The two measures of the HTTP edge that only make it faster: without them every answer is the same,
+ * only slower. Why each, with its figures: DECISIONS.md, "Performance". The other measures live where
+ * they act (the token view in store/tokens.ts, zod's parse options in validation/validate.ts, the
+ * journal's numbers in store/journal.ts, the bytes cache in serialization/envelope.ts) and are listed
+ * there too.
+ */
+
+/** What `createServer` serves: any request listener; an Express app's prototypes are used as below. */
+export type App = RequestListener & { request?: object; response?: object };
+
+/**
+ * Node's options under which it builds each request and response on the app's own prototypes
+ * (`app.request`, `app.response`), so that Express 5's per-request `Object.setPrototypeOf` finds
+ * nothing to change and V8 keeps the objects on its fast paths. Node's IncomingMessage and
+ * ServerResponse are constructor functions, called here on an object made from the app's prototype;
+ * were they ever classes (which cannot be called so), Node's own objects are used, as with a plain
+ * listener.
+ */
+export function appPrototypeOptions(app: App): Pick<HttpServerOptions, "IncomingMessage" | "ServerResponse"> {
+  const { request, response } = app;
+  if (request === undefined || response === undefined) return {};
+  if (isClass(NodeIncomingMessage) || isClass(NodeServerResponse)) return {};
+  function Request(this: IncomingMessage, ...args: unknown[]): void {
+    Reflect.apply(NodeIncomingMessage, this, args);
+  }
+  Request.prototype = request;
+  function Response(this: ServerResponse, ...args: unknown[]): void {
+    Reflect.apply(NodeServerResponse, this, args);
+  }
+  Response.prototype = response;
+  // Node types its options as classes; these are the same constructors, called as functions.
+  return {
+    IncomingMessage: Request as unknown as typeof IncomingMessage,
+    ServerResponse: Response as unknown as typeof ServerResponse,
+  };
+}
+
+const isClass = (f: unknown): boolean =>
+  typeof f === "function" && Function.prototype.toString.call(f).startsWith("class");
+
+/**
+ * Hands a request to the app in the check phase, once the poll phase has read every connection with
+ * input: under concurrent clients the server then reads, answers and writes in batches.
+ */
+export const handOff = (app: RequestListener, req: IncomingMessage, res: ServerResponse): void => {
+  setImmediate(app, req, res);
+};

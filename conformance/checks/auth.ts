@@ -1,10 +1,18 @@
 import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
-import { expectError, expectStatus, expectSuccess, statusAndCode } from "./assert.js";
-import { fullToken, usableTokens } from "./data.js";
-import { nearMisses } from "./near-miss.js";
-import { endpointRequest, endpointsFor } from "./rules.js";
-import { ENDPOINTS, LISTS, SECTION } from "./spec.js";
+import { expectError, expectStatus, expectSuccess, statusAndCode } from "../support/assert.js";
+import { fullToken, usableTokens } from "../support/data.js";
+import { nearMisses } from "../support/near-miss.js";
+import {
+  endpointRequest,
+  endpointsFor,
+  FORBIDDEN,
+  onEveryEndpoint,
+  ruleCheck,
+  UNAUTHORIZED,
+  type RuleRow,
+} from "../support/rows.js";
+import { ENDPOINTS, LISTS, SECTION } from "../spec/constants.js";
 
 /**
  * §3 and §5: token states, scopes and the plan rule, on every endpoint of §4. POST rows send a body
@@ -60,7 +68,7 @@ function verdict(ex: HttpExchange): string {
   return `${statusAndCode(ex)}${winner[ex.status] === undefined ? "" : ` (${winner[ex.status]})`}`;
 }
 
-export const authChecks: readonly Check[] = [
+const checks: readonly Check[] = [
   {
     id: "auth.invalid-token",
     section: SECTION.auth,
@@ -252,3 +260,43 @@ export const authChecks: readonly Check[] = [
     },
   },
 ];
+
+/** The token states of §3 and §5 as rows: the same answer expected on every endpoint. */
+const rows: readonly RuleRow[] = [
+  {
+    id: "auth.revoked-token",
+    section: SECTION.states,
+    level: "MUST",
+    rule: "A revoked token gets 401 unauthorized on every endpoint",
+    requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "revoked" })),
+    expect: UNAUTHORIZED,
+  },
+  {
+    id: "auth.expired-token",
+    section: SECTION.states,
+    level: "MUST",
+    rule: "An expired token gets 401 unauthorized on every endpoint",
+    gap: 27,
+    requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "expired" })),
+    expect: UNAUTHORIZED,
+  },
+  {
+    id: "auth.missing-token",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "A request without an Authorization header gets 401 unauthorized on every endpoint",
+    requests: onEveryEndpoint(() => null),
+    expect: UNAUTHORIZED,
+  },
+  {
+    id: "auth.plan",
+    section: SECTION.auth,
+    level: "MUST",
+    rule: "A token of an organization whose plan has no API access gets 403 forbidden on every endpoint",
+    gap: 25,
+    requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "no-api-plan" })),
+    expect: FORBIDDEN,
+  },
+];
+
+export const authChecks: readonly Check[] = [...checks, ...rows.map(ruleCheck)];

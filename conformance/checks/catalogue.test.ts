@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { LEVELS } from "../types.js";
 import { catalogue } from "./index.js";
-import { SECTION, SECTION_ORDER } from "./spec.js";
+import { SECTION, SECTION_ORDER } from "../spec/constants.js";
 
 /** spec-gaps.md rows whose kit stance is something other than "nothing". */
 const GAPS_WITH_A_STANCE = [...range(3, 27), 29, ...range(31, 36)];

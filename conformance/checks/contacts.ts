@@ -9,7 +9,7 @@ import {
   readErrorEnvelope,
   snippet,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   CLEAR_INVALID_EMAILS,
   codePointLength,
@@ -18,7 +18,7 @@ import {
   invalidContactBodyArb,
   padTo,
   type InvalidBody,
-} from "./arbitraries.js";
+} from "../support/arbitraries.js";
 import {
   createdContact,
   dataObject,
@@ -28,10 +28,10 @@ import {
   requireListed,
   tokenHolding,
   type ContactVariant,
-} from "./data.js";
-import { checkProperty, writeRuns } from "./property.js";
-import { contactCreationProblems, listedContactProblems } from "./shapes.js";
-import { LISTS, MAX, SECTION } from "./spec.js";
+} from "../support/data.js";
+import { checkProperty, writeRuns } from "../support/property.js";
+import { contactCreationProblems, listedContactProblems } from "../support/shapes.js";
+import { LISTS, MAX, SECTION } from "../spec/constants.js";
 
 /** POST /api/v1/contacts: §2's creation response, §4's body table, §8's lengths. */
 

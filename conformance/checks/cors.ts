@@ -8,9 +8,9 @@ import {
   headerList,
   is2xx,
   requestLine,
-} from "./assert.js";
-import { fullToken, listRequest, memo } from "./data.js";
-import { CORS_HEADERS, CORS_METHODS, LISTS, SECTION } from "./spec.js";
+} from "../support/assert.js";
+import { fullToken, listRequest, memo } from "../support/data.js";
+import { CORS_HEADERS, CORS_METHODS, LISTS, SECTION } from "../spec/constants.js";
 
 /**
  * §4 "CORS is supported": any origin; methods GET, POST, PUT, PATCH, DELETE, OPTIONS; headers

@@ -1,7 +1,14 @@
 import type { Check } from "../types.js";
-import { charset, expectDataArray, expectDataObject, expectStatus, fail, snippet } from "./assert.js";
-import { createdContact, createdProduct, firstPage, fullToken } from "./data.js";
-import { LIST_NAMES, SECTION } from "./spec.js";
+import {
+  charset,
+  expectDataArray,
+  expectDataObject,
+  expectStatus,
+  fail,
+  snippet,
+} from "../support/assert.js";
+import { createdContact, createdProduct, firstPage, fullToken } from "../support/data.js";
+import { LIST_NAMES, SECTION } from "../spec/constants.js";
 
 /** §1: the success envelope, `{ "data": ... }`, an array for a list and an object for a POST. */
 export const envelopeChecks: readonly Check[] = [

@@ -10,9 +10,10 @@ import {
   isRecord,
   readErrorEnvelope,
   statusAndCode,
-} from "./assert.js";
-import { fullToken, listRequest, memo, validContact } from "./data.js";
-import { ANNOUNCED_POSTS, LISTS, SECTION } from "./spec.js";
+} from "../support/assert.js";
+import { fullToken, listRequest, memo, validContact } from "../support/data.js";
+import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import { ANNOUNCED_POSTS, LISTS, SECTION } from "../spec/constants.js";
 
 /** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
 
@@ -55,7 +56,7 @@ function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExc
   });
 }
 
-export const errorChecks: readonly Check[] = [
+const checks: readonly Check[] = [
   {
     id: "errors.announced-endpoints",
     section: SECTION.endpoints,
@@ -192,3 +193,97 @@ export const errorChecks: readonly Check[] = [
     },
   },
 ];
+
+/** A malformed body to the contacts endpoint, declared as JSON. */
+const rawContact = (ctx: CheckContext, what: string, rawBody: string) => ({
+  what,
+  request: postContactRaw(ctx, rawBody, JSON_TYPE),
+});
+
+/** What has no endpoint, and bodies that are not a JSON object: one answer expected for each request. */
+const rows: readonly RuleRow[] = [
+  {
+    id: "errors.unknown-paths",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A path that is no endpoint gets 404 not_found (or 405) in the error envelope",
+    gap: 23,
+    requests: (ctx) => [
+      {
+        what: "An unknown path",
+        request: { method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: fullToken(ctx) },
+      },
+      {
+        what: "A path below an endpoint",
+        request: { method: "GET", path: `${LISTS.contacts.path}/${ctx.marker}/deeper`, auth: fullToken(ctx) },
+      },
+      {
+        what: "A POST to an unknown path",
+        request: { method: "POST", path: `/api/v1/${ctx.marker}-nowhere`, auth: fullToken(ctx), json: {} },
+      },
+    ],
+    expect: "no endpoint",
+  },
+  {
+    id: "errors.other-methods",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "PUT, PATCH and DELETE, which have no endpoint, get 404 or 405 in the error envelope",
+    gap: 23,
+    requests: (ctx) => {
+      const token = fullToken(ctx);
+      const absent = `${ctx.marker}-absent`;
+      const to = (method: string, path: string): { what: string; request: HttpRequest } => ({
+        what: `${method} without an endpoint`,
+        // DELETE only on an id that does not exist: never risk a collection on a server that has one.
+        request: { method, path, auth: token, ...(method === "DELETE" ? {} : { json: {} }) },
+      });
+      return [
+        ...["PUT", "PATCH"].flatMap((m) => [to(m, LISTS.contacts.path), to(m, LISTS.products.path)]),
+        ...["PUT", "PATCH", "DELETE"].flatMap((m) => [
+          to(m, `${LISTS.contacts.path}/${absent}`),
+          to(m, `${LISTS.products.path}/${absent}`),
+        ]),
+        to("DELETE", `${LISTS.invoices.path}/${absent}`),
+        to("DELETE", `${LISTS.expenses.path}/${absent}`),
+      ];
+    },
+    expect: "no endpoint",
+  },
+  {
+    id: "errors.malformed-json",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A POST body that is not well-formed JSON gets 400 invalid_request",
+    gap: 14,
+    requests: (ctx) => [
+      rawContact(ctx, "Truncated JSON", '{"type": "CLIENT", "name": '),
+      rawContact(ctx, "JSON with single quotes", "{'type': 'CLIENT', 'name': 'x'}"),
+      rawContact(ctx, "JSON with a trailing comma", '{"type": "CLIENT", "name": "x",}'),
+      rawContact(ctx, "An empty body", ""),
+      {
+        what: "Truncated JSON to products",
+        request: {
+          method: "POST",
+          path: LISTS.products.path,
+          auth: fullToken(ctx),
+          headers: JSON_TYPE,
+          rawBody: '{"sku": ',
+        },
+      },
+    ],
+    expect: INVALID,
+  },
+  {
+    id: "errors.non-object-json",
+    section: SECTION.errors,
+    level: "MUST",
+    rule: "A POST body that is JSON but not an object ([], a string, null, a number) gets 400 invalid_request",
+    gap: 14,
+    requests: (ctx) =>
+      ["[]", '"CLIENT"', "null", "42"].map((body) => rawContact(ctx, `The body ${body}`, body)),
+    expect: INVALID,
+  },
+];
+
+export const errorChecks: readonly Check[] = [...checks, ...rows.map(ruleCheck)];

@@ -6,13 +6,11 @@ import { envelopeChecks } from "./envelope.js";
 import { errorChecks } from "./errors.js";
 import { isolationChecks } from "./isolation.js";
 import { listChecks } from "./lists.js";
-import { modelChecks } from "./model.js";
 import { productChecks } from "./products.js";
 import { rateLimitChecks } from "./ratelimit.js";
 import { resourceChecks } from "./resources.js";
-import { ruleChecks } from "./rules.js";
 import { runChecks } from "./run.js";
-import { SECTION_ORDER } from "./spec.js";
+import { SECTION_ORDER } from "../spec/constants.js";
 import { versioningChecks } from "./versioning.js";
 
 const all: readonly Check[] = [
@@ -21,13 +19,11 @@ const all: readonly Check[] = [
   ...resourceChecks,
   ...authChecks,
   ...listChecks,
-  ...modelChecks,
   ...contactChecks,
   ...productChecks,
   ...corsChecks,
   ...errorChecks,
   ...versioningChecks,
-  ...ruleChecks,
   ...rateLimitChecks,
   ...runChecks,
 ];

@@ -9,7 +9,7 @@ import {
   requestLine,
   snippet,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   createdContact,
   createdProduct,
@@ -21,8 +21,8 @@ import {
   readWhole,
   requireCreated,
   validProduct,
-} from "./data.js";
-import { LIST_NAMES, LISTS, SECTION, type ListName } from "./spec.js";
+} from "../support/data.js";
+import { LIST_NAMES, LISTS, SECTION, type ListName } from "../spec/constants.js";
 
 /**
  * §1: "A token only reaches data of its own organization." Each organization creates a marked record

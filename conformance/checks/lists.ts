@@ -9,16 +9,17 @@ import {
   expectRejected,
   fail,
   requestLine,
+  snippet,
   statusAndCode,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   invalidLimitArb,
   limitBound,
   listQueryArb,
   type InvalidLimit,
   type ListQuery,
-} from "./arbitraries.js";
+} from "../support/arbitraries.js";
 import {
   beforeSupport,
   currentPage,
@@ -29,10 +30,11 @@ import {
   listRequest,
   tokenHolding,
   validContact,
-} from "./data.js";
-import { checkProperty } from "./property.js";
-import { orderBreaks } from "./shapes.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "./spec.js";
+} from "../support/data.js";
+import { buildModel, listCommandsArb, type Real } from "../support/list-model.js";
+import { checkProperty } from "../support/property.js";
+import { orderBreaks } from "../support/shapes.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "../spec/constants.js";
 
 /** §4 "Pagination" and the query parameters of the endpoint table; §8's page size. */
 
@@ -531,6 +533,27 @@ export const listChecks: readonly Check[] = [
         const what = ex.status === 200 ? "ignored (200)" : statusAndCode(ex);
         ctx.observe(`GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
       }
+    },
+  },
+  {
+    id: "lists.model",
+    section: SECTION.endpoints,
+    level: "MUST",
+    rule: "Random sequences of creations and reads (filters, limits, before) across two organizations agree with a model of what each holds: only its own records, matching the query, as many as it holds up to the limit, each as sent",
+    gap: 8,
+    writes: true,
+    async run(ctx) {
+      const model = await buildModel(ctx);
+      const real: Real = { ctx };
+      await checkProperty(ctx, {
+        rule: "A sequence of creations and reads must agree with the model (§1, §4, §8)",
+        arb: listCommandsArb(ctx.marker, model.orgs),
+        numRuns: Math.max(1, Math.min(ctx.options.numRuns, 6)),
+        show: (cmds) => snippet([...cmds].map(String).join("; "), 900),
+        predicate: (cmds) => fc.asyncModelRun(() => ({ model, real }), cmds),
+      });
+      const created = model.orgs.flatMap((o) => LIST_NAMES.map((l) => model.lists[o][l].created.length));
+      ctx.observe(`The sequences created ${created.reduce((a, b) => a + b, 0)} records.`);
     },
   },
 ];

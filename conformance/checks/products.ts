@@ -12,7 +12,7 @@ import {
   outcome,
   snippet,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   expectedMoney,
   invalidProductBodyArb,
@@ -22,7 +22,7 @@ import {
   productBodyArb,
   type InvalidBody,
   type ProductDraft,
-} from "./arbitraries.js";
+} from "../support/arbitraries.js";
 import {
   createdProduct,
   dataObject,
@@ -38,10 +38,11 @@ import {
   unique,
   withUniqueSku,
   type ProductVariant,
-} from "./data.js";
-import { checkProperty, writeRuns } from "./property.js";
-import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "./shapes.js";
-import { LISTS, MAX, SECTION } from "./spec.js";
+} from "../support/data.js";
+import { checkProperty, writeRuns } from "../support/property.js";
+import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "../support/shapes.js";
+import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import { LISTS, MAX, SECTION } from "../spec/constants.js";
 
 /** POST /api/v1/products: §4's body table and sku rule, §2's money, §8's lengths (spec-gaps #6, #19, #20). */
 
@@ -171,7 +172,7 @@ function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange
 const showInvalid = (v: InvalidBody): string =>
   `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
 
-export const productChecks: readonly Check[] = [
+const checks: readonly Check[] = [
   {
     id: "products.create",
     section: SECTION.endpoints,
@@ -490,3 +491,39 @@ export const productChecks: readonly Check[] = [
     },
   },
 ];
+
+/** A product whose only fault is its unitPrice, named with the marker and a sku of its own. */
+const withPrice = (ctx: CheckContext, what: string, unitPrice: unknown) => ({
+  what,
+  request: {
+    method: "POST",
+    path: PATH,
+    auth: fullToken(ctx),
+    json: { sku: unique(ctx, "rule"), name: `${ctx.marker} ${what}`, unitPrice },
+  },
+});
+
+/** unitPrice outside §4's "number >= 0": one answer expected for each request. */
+const rows: readonly RuleRow[] = [
+  {
+    id: "products.unit-price-negative",
+    section: SECTION.limits,
+    level: "MUST",
+    rule: "A negative unitPrice gets 400 invalid_request",
+    gap: 19,
+    requests: (ctx) =>
+      [-0.01, -1, -1000.5].map((price) => withPrice(ctx, `unitPrice ${price} (§8: >= 0)`, price)),
+    expect: INVALID,
+  },
+  {
+    id: "products.unit-price-string",
+    section: SECTION.endpoints,
+    level: "SHOULD",
+    rule: 'A unitPrice sent as a string ("12.50") gets 400 invalid_request: §4 says number',
+    gap: 19,
+    requests: (ctx) => [withPrice(ctx, 'unitPrice "12.50" (a string)', "12.50")],
+    expect: INVALID,
+  },
+];
+
+export const productChecks: readonly Check[] = [...checks, ...rows.map(ruleCheck)];

@@ -1,8 +1,8 @@
 import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
-import { answer, expectError, fail, header, statusAndCode } from "./assert.js";
-import { fullToken, listRequest, memo, usableTokens } from "./data.js";
-import { SECTION } from "./spec.js";
+import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
+import { fullToken, listRequest, memo, usableTokens } from "../support/data.js";
+import { SECTION } from "../spec/constants.js";
 
 /**
  * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). The final phase: these

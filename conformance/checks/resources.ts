@@ -1,6 +1,6 @@
 import type { Check, CheckContext, HttpExchange } from "../types.js";
-import { expectList, fail, type JsonObject } from "./assert.js";
-import { firstPage, fullToken } from "./data.js";
+import { expectList, fail, type JsonObject } from "../support/assert.js";
+import { firstPage, fullToken } from "../support/data.js";
 import {
   CONTACT_FIELDS,
   EXPENSE_FIELDS,
@@ -11,8 +11,8 @@ import {
   fieldProblems,
   sumProblem,
   type Fields,
-} from "./shapes.js";
-import { LIST_NAMES, SECTION, type ListName } from "./spec.js";
+} from "../support/shapes.js";
+import { LIST_NAMES, SECTION, type ListName } from "../spec/constants.js";
 
 /** §2, field by field, on the first page of each list as organization 0 sees it. */
 

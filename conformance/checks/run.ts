@@ -1,6 +1,6 @@
 import type { Check, CheckContext, HttpExchange } from "../types.js";
-import { answer, fail, isRecord, mediaType, readErrorEnvelope, requestLine } from "./assert.js";
-import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES, SECTION } from "./spec.js";
+import { answer, fail, isRecord, mediaType, readErrorEnvelope, requestLine } from "../support/assert.js";
+import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES, SECTION } from "../spec/constants.js";
 
 /**
  * Judges of the whole run, from `http.history()`: every answer any check received, the deliberately

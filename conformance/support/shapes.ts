@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import type { ProductDraft } from "./arbitraries.js";
 import { isRecord, type JsonObject } from "./assert.js";
-import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "./spec.js";
+import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../spec/constants.js";
 
 /**
  * §2's tables as data, and the judge of one item against them. Pure: unit-tested on its own, used by

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./assert.js";
-import { judgeRead, type ListModel } from "./model.js";
+import { judgeRead, type ListModel } from "./list-model.js";
 
 /** Two organizations with contacts and invoices known in full; invoices' `before` supported. */
 function model(): ListModel {

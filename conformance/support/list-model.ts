@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { ManifestToken } from "../manifest-schema.js";
-import type { Check, CheckContext, HttpExchange } from "../types.js";
+import type { CheckContext, HttpExchange } from "../types.js";
 import {
   expectList,
   expectStatus,
@@ -29,9 +29,8 @@ import {
   unique,
   withUniqueSku,
 } from "./data.js";
-import { checkProperty } from "./property.js";
 import { listedContactProblems, listedProductProblems } from "./shapes.js";
-import { LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "./spec.js";
+import { LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
 
 /**
  * A model-based check (fast-check commands): random sequences of creations and reads across two
@@ -109,7 +108,7 @@ export async function buildModel(ctx: CheckContext): Promise<ListModel> {
   return model;
 }
 
-interface Real {
+export interface Real {
   ctx: CheckContext;
 }
 
@@ -382,27 +381,3 @@ export function listCommandsArb(
     .map(([o, draft]) => new CreateProductCommand(o, draft));
   return fc.commands([read, read, contact, product], { maxCommands: 8 });
 }
-
-export const modelChecks: readonly Check[] = [
-  {
-    id: "lists.model",
-    section: SECTION.endpoints,
-    level: "MUST",
-    rule: "Random sequences of creations and reads (filters, limits, before) across two organizations agree with a model of what each holds: only its own records, matching the query, as many as it holds up to the limit, each as sent",
-    gap: 8,
-    writes: true,
-    async run(ctx) {
-      const model = await buildModel(ctx);
-      const real: Real = { ctx };
-      await checkProperty(ctx, {
-        rule: "A sequence of creations and reads must agree with the model (§1, §4, §8)",
-        arb: listCommandsArb(ctx.marker, model.orgs),
-        numRuns: Math.max(1, Math.min(ctx.options.numRuns, 6)),
-        show: (cmds) => snippet([...cmds].map(String).join("; "), 900),
-        predicate: (cmds) => fc.asyncModelRun(() => ({ model, real }), cmds),
-      });
-      const created = model.orgs.flatMap((o) => LIST_NAMES.map((l) => model.lists[o][l].created.length));
-      ctx.observe(`The sequences created ${created.reduce((a, b) => a + b, 0)} records.`);
-    },
-  },
-];

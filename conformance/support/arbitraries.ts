@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import type { JsonObject } from "./assert.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "./spec.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "../spec/constants.js";
 
 /**
  * Named generators for the property checks. Valid bodies stay inside what the spec promises will work

@@ -2,7 +2,7 @@ import type { ManifestToken } from "../manifest-schema.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
-import { LISTS, MAX, type ListName } from "./spec.js";
+import { LISTS, MAX, type ListName } from "../spec/constants.js";
 
 /**
  * What several checks share: tokens, the first page of each list, the records a run creates (created

@@ -32,6 +32,7 @@ import {
   validContact,
 } from "../support/data.js";
 import { buildModel, listCommandsArb, type Real } from "../support/list-model.js";
+import { filterExpectation, filterProblems } from "../support/filters.js";
 import { checkProperty } from "../support/property.js";
 import { orderBreaks } from "../support/shapes.js";
 import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "../spec/constants.js";
@@ -39,22 +40,6 @@ import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from ".
 /** §4 "Pagination" and the query parameters of the endpoint table; §8's page size. */
 
 const PAGE = String(MAX.pageMax);
-
-/**
- * Whether an item belongs in the answer to `filter`. For contacts, whether `type=CLIENT` includes BOTH
- * is open: a BOTH contact passes either way (the PROBE below says which reading the target took).
- */
-function matchesFilter(list: ListName, value: string, item: JsonObject): boolean {
-  if (list !== "contacts") return item.status === value;
-  return value === "BOTH" ? item.type === "BOTH" : item.type === value || item.type === "BOTH";
-}
-
-function filterProblems(list: ListName, value: string, items: readonly JsonObject[]): string[] {
-  const field = list === "contacts" ? "type" : "status";
-  return items
-    .filter((item) => !matchesFilter(list, value, item))
-    .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
-}
 
 /** One filtered read at the largest page, shared by the MUST, PROBE and REFERENCE checks (and isolation). */
 const filtered = filteredPage;
@@ -166,7 +151,7 @@ export const listChecks: readonly Check[] = [
           const wrong = q.filter === undefined ? [] : filterProblems(q.list, q.filter, items);
           if (wrong.length > 0) {
             fail(`${line} returned items that do not match the filter (§4)`, {
-              expected: `every item with ${LISTS[q.list].filter?.param} ${q.filter}${q.list === "contacts" && q.filter !== "BOTH" ? " (or BOTH)" : ""}`,
+              expected: `every item ${filterExpectation(q.list, q.filter ?? "")}`,
               actual: wrong.slice(0, 5).join("; "),
               exchange: ex,
             });
@@ -296,7 +281,7 @@ export const listChecks: readonly Check[] = [
         const wrong = filterProblems("contacts", value, items);
         if (wrong.length > 0) {
           fail(`type=${value} returned other contacts (§4)`, {
-            expected: value === "BOTH" ? "only BOTH" : `only ${value} or BOTH`,
+            expected: filterExpectation("contacts", value),
             actual: wrong.slice(0, 5).join("; "),
             exchange: ex,
           });
@@ -335,14 +320,11 @@ export const listChecks: readonly Check[] = [
       const token = fullToken(ctx);
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const ex = await filtered(ctx, "contacts", value, token);
-        const wrong = expectList(ex).filter((i) => i.type !== value);
+        const wrong = filterProblems("contacts", value, expectList(ex), "exact");
         if (wrong.length > 0) {
           fail(`type=${value} returned contacts of another type`, {
-            expected: `only ${value}`,
-            actual: wrong
-              .slice(0, 5)
-              .map((i) => `${JSON.stringify(i.id)} is ${JSON.stringify(i.type)}`)
-              .join("; "),
+            expected: filterExpectation("contacts", value, "exact"),
+            actual: wrong.slice(0, 5).join("; "),
             exchange: ex,
           });
         }
@@ -363,7 +345,7 @@ export const listChecks: readonly Check[] = [
           const wrong = filterProblems(list, value, items);
           if (wrong.length > 0) {
             fail(`status=${value} returned ${list} of another status (§4)`, {
-              expected: `only status ${value}`,
+              expected: filterExpectation(list, value),
               actual: wrong.slice(0, 5).join("; "),
               exchange: ex,
             });

@@ -29,6 +29,7 @@ import {
   unique,
   withUniqueSku,
 } from "./data.js";
+import { matchesFilter, type FilterReading } from "./filters.js";
 import { listedContactProblems, listedProductProblems } from "./shapes.js";
 import { LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
 
@@ -127,12 +128,13 @@ const orderTime = (list: ListName, item: JsonObject): number => {
   return typeof value === "string" ? Date.parse(value) : Number.NaN;
 };
 
-/** The filter as §4 states it; for contacts, whether type=CLIENT includes BOTH is open (either passes). */
-function matches(list: ListName, filter: string | undefined, item: JsonObject, lenient: boolean): boolean {
-  if (filter === undefined) return true;
-  if (list !== "contacts") return item.status === filter;
-  return item.type === filter || (lenient && filter !== "BOTH" && item.type === "BOTH");
-}
+/** No filter, or the filter as the kit reads it (support/filters.ts). */
+const matches = (
+  list: ListName,
+  filter: string | undefined,
+  item: JsonObject,
+  reading: FilterReading,
+): boolean => filter === undefined || matchesFilter(list, filter, item, reading);
 
 /** The kit's creation an item stands for, if it is one: by its unique name or sku. */
 function createdAs(list: ListName, collection: Collection, item: JsonObject): Created | undefined {
@@ -152,7 +154,7 @@ export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonOb
   if (items.length > max) problems.push(`${items.length} items, more than the ${max} asked (§4)`);
   for (const item of items) {
     const id = JSON.stringify(item.id);
-    if (!matches(q.list, q.filter, item, true)) {
+    if (!matches(q.list, q.filter, item, "either")) {
       problems.push(`${id} does not match the filter ${q.filter ?? ""} (§4)`);
     }
     if (before !== undefined && !(orderTime(q.list, item) < before)) {
@@ -177,8 +179,8 @@ export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonOb
     const held = [...collection.byId.values()].filter(
       (i) => before === undefined || orderTime(q.list, i) < before,
     );
-    const strict = held.filter((i) => matches(q.list, q.filter, i, false)).length;
-    const lenient = held.filter((i) => matches(q.list, q.filter, i, true)).length;
+    const strict = held.filter((i) => matches(q.list, q.filter, i, "exact")).length;
+    const lenient = held.filter((i) => matches(q.list, q.filter, i, "either")).length;
     const least = Math.min(max, strict);
     const most = Math.min(max, lenient);
     if (items.length < least || items.length > most) {

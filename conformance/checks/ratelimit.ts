@@ -5,8 +5,8 @@ import { fullToken, listRequest, memo, usableTokens } from "../support/data.js";
 import { SECTION } from "../spec/constants.js";
 
 /**
- * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). The final phase: these
- * checks exhaust the limit, so they run after every other check, the burst first.
+ * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). These checks exhaust
+ * the limit: the catalogue runs them in its final phase (checks/index.ts), the burst first.
  */
 
 interface Burst {
@@ -85,7 +85,6 @@ export const rateLimitChecks: readonly Check[] = [
     level: "MUST",
     rule: "A quick burst with one token meets 429 rate_limited within 2 × limit + 1 requests",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const b = await burst(ctx);
       if (b.unexpected !== undefined) {
@@ -121,7 +120,6 @@ export const rateLimitChecks: readonly Check[] = [
     level: "PROBE",
     rule: "What the rate limit counts: the token, the organization, or the client address",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const full = fullToken(ctx);
       // A second burst against a target that never limited the first would only add load.
@@ -161,7 +159,6 @@ export const rateLimitChecks: readonly Check[] = [
     level: "PROBE",
     rule: "Which rate-limit headers the target sends (on success and on the 429)",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const b = await burst(ctx);
       if (b.first !== undefined)
@@ -180,7 +177,6 @@ export const rateLimitChecks: readonly Check[] = [
     level: "REFERENCE",
     rule: "Answers carry RateLimit and RateLimit-Policy (IETF draft); a 429 carries Retry-After",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const b = await burst(ctx);
       const expectHeader = (ex: HttpExchange | undefined, name: string): void => {
@@ -205,7 +201,6 @@ export const rateLimitChecks: readonly Check[] = [
     level: "MUST",
     rule: "Once rate-limited, waiting Retry-After (or one window without it) restores service",
     gap: 21,
-    phase: "final",
     slow: true,
     async run(ctx) {
       const token = fullToken(ctx);

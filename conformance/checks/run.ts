@@ -4,7 +4,8 @@ import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES, SECTION } from "../
 
 /**
  * Judges of the whole run, from `http.history()`: every answer any check received, the deliberately
- * odd requests included. Final phase, after the rate-limit burst, so that its answers are judged too.
+ * odd requests included. The catalogue runs them last (checks/index.ts), after the rate-limit burst,
+ * so that its answers are judged too.
  * None sends a request.
  */
 
@@ -47,7 +48,6 @@ export const runChecks: readonly Check[] = [
     level: "MUST",
     rule: "Every answer with a body, throughout the run, is JSON served as application/json (UTF-8)",
     gap: 32,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
@@ -72,7 +72,6 @@ export const runChecks: readonly Check[] = [
     section: SECTION.service,
     level: "MUST",
     rule: 'Every 2xx answer of the run is an object with one key, "data"',
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
@@ -98,7 +97,6 @@ export const runChecks: readonly Check[] = [
     level: "MUST",
     rule: "Every 4xx/5xx answer of the run is §7's error body, with the code §7 pairs with its status; details, when present, an object",
     gap: 36,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
@@ -125,7 +123,6 @@ export const runChecks: readonly Check[] = [
     level: "MUST",
     rule: "No answer of the run is a 5xx, except 501 on an announced endpoint (POST /api/v1/invoices, /api/v1/expenses)",
     gap: 33,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
@@ -140,7 +137,6 @@ export const runChecks: readonly Check[] = [
     level: "REFERENCE",
     rule: "Every error of the run has one of §7's six codes and statuses (the code set is closed)",
     gap: 23,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()

@@ -295,17 +295,17 @@ describe("runChecks", () => {
     expect(() => compileGrep("(")).toThrow(/--grep "\(" is not a regular expression/);
   });
 
-  it("gives every check the run's marker, options and shared cache, and counts its requests", async () => {
+  it("gives every check the run's marker, options and shared data, and counts its requests", async () => {
     const seen: string[] = [];
     const results = await run(
       [
         check("first", "MUST", async (ctx) => {
-          ctx.cache.set("created", ctx.marker);
+          ctx.shared.sequence = 41;
           await ctx.http.send({ method: "GET", path: "/a" });
           await ctx.http.send({ method: "GET", path: "/b" });
         }),
         check("second", "SHOULD", async (ctx) => {
-          seen.push(String(ctx.cache.get("created")), String(ctx.options.seed));
+          seen.push(ctx.marker, String(ctx.shared.sequence), String(ctx.options.seed));
           ctx.observe("a note");
         }),
       ],
@@ -313,7 +313,7 @@ describe("runChecks", () => {
     );
     expect(seen[0]).toBe("first");
     expect(seen[1]).toMatch(/^cfk-ya-[0-9a-z]{4}$/);
-    expect(seen.slice(2)).toEqual(["1234", "second"]);
+    expect(seen.slice(2)).toEqual(["41", "1234", "second"]);
     expect(results.map((r) => r.requests)).toEqual([2, 0]);
     expect(results[1]?.observations).toEqual(["a note"]);
   });

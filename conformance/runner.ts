@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { TokenManifest } from "./manifest-schema.js";
 import { RequestError } from "./client.js";
+import { SharedData } from "./support/shared.js";
 import { ManifestTokenPool } from "./tokens.js";
 import {
   CheckFailure,
@@ -133,7 +134,7 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
     tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
-    cache: new Map<string, unknown>(),
+    shared: new SharedData(),
     clock,
   };
   const results: CheckResult[] = [];

@@ -1,4 +1,5 @@
 import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
+import type { SharedData } from "./support/shared.js";
 
 /**
  * The contract between the kit's runner and its catalogue of checks. A check states one rule of the
@@ -141,8 +142,8 @@ export interface CheckContext {
   skip(reason: string): never;
   /** Records what the target did (PROBE observations; also allowed on other levels as notes). */
   observe(observation: string): void;
-  /** Shared state between checks of one run (e.g. records created once and read by several checks). */
-  cache: Map<string, unknown>;
+  /** What the checks of one run share (records created once and read by several checks), typed field by field. */
+  shared: SharedData;
   /** The run's clock: checks that wait (Retry-After) or time a burst read it, never the process clock. */
   clock: KitClock;
 }

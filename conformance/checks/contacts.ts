@@ -23,13 +23,13 @@ import {
   createdContact,
   dataObject,
   fullToken,
-  memo,
   requireCreated,
   requireListed,
   tokenHolding,
   type ContactVariant,
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
+import type { AstralExperiment, ContactBlankExperiment, ListedContact } from "../support/shared.js";
 import { contactCreationProblems, listedContactProblems } from "../support/shapes.js";
 import { LISTS, MAX, SECTION } from "../spec/constants.js";
 
@@ -41,11 +41,8 @@ const postContact = (ctx: CheckContext, json: unknown): Promise<HttpExchange> =>
   ctx.http.send({ method: "POST", path: PATH, auth: fullToken(ctx), json });
 
 /** The run's reference contact, as organization 0's list shows it; read once. */
-function listedItem(
-  ctx: CheckContext,
-  variant: ContactVariant,
-): Promise<{ item: JsonObject; sent: JsonObject; exchange: HttpExchange; created: HttpExchange }> {
-  return memo(ctx, `listed:contact:${variant}`, async () => {
+function listedItem(ctx: CheckContext, variant: ContactVariant): Promise<ListedContact> {
+  return ctx.shared.listedContacts.get(variant, async () => {
     const { body, exchange } = await createdContact(ctx, variant);
     requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
     const id = dataObject(exchange)?.id;
@@ -99,18 +96,8 @@ const ASTRAL = "\u{1D400}";
 /** "é" precomposed: outside ASCII, yet one code point, one UTF-16 unit and one grapheme. */
 const BMP = "\u00E9";
 
-interface AstralExperiment {
-  /** 200 code points, many astral: more than 200 UTF-16 units. */
-  atMax: HttpExchange;
-  atMaxName: string;
-  /** 201 code points, many astral. */
-  overMax: HttpExchange;
-  /** Exactly 200 UTF-16 units (fewer code points): sent only when `atMax` is refused. */
-  utf16Max?: HttpExchange;
-}
-
 function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
-  return memo(ctx, "experiment:astral", async () => {
+  return ctx.shared.astral.get(async () => {
     const prefix = `${ctx.marker} astral `;
     const atMaxName = padTo(prefix, MAX.contactName, ASTRAL);
     const atMax = await postContact(ctx, { type: "CLIENT", name: atMaxName });
@@ -130,22 +117,17 @@ function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
   });
 }
 
-interface BlankExperiment {
-  empty: HttpExchange;
-  spaces: HttpExchange;
-}
-
-function blankExperiment(ctx: CheckContext): Promise<BlankExperiment> {
+function blankExperiment(ctx: CheckContext): Promise<ContactBlankExperiment> {
   // A blank name cannot carry the marker: the address does, so that an accepted record can be found.
   const address = `${ctx.marker} blank-name probe`;
-  return memo(ctx, "experiment:contact-blank", async () => ({
+  return ctx.shared.contactBlank.get(async () => ({
     empty: await postContact(ctx, { type: "CLIENT", name: "", address }),
     spaces: await postContact(ctx, { type: "CLIENT", name: "   ", address }),
   }));
 }
 
 const unknownFieldExperiment = (ctx: CheckContext): Promise<HttpExchange> =>
-  memo(ctx, "experiment:contact-unknown-field", () =>
+  ctx.shared.contactUnknownField.get(() =>
     postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
   );
 

@@ -9,7 +9,7 @@ import {
   is2xx,
   requestLine,
 } from "../support/assert.js";
-import { fullToken, listRequest, memo } from "../support/data.js";
+import { fullToken, listRequest } from "../support/data.js";
 import { CORS_HEADERS, CORS_METHODS, LISTS, SECTION } from "../spec/constants.js";
 
 /**
@@ -45,11 +45,11 @@ function expectAllowsOrigin(ctx: CheckContext, ex: HttpExchange, rule: string): 
 }
 
 /** Error answers sent from a page of another origin: what a browser script would need to read. */
-function errorAnswers(ctx: CheckContext): Promise<HttpExchange[]> {
+function errorAnswers(ctx: CheckContext): Promise<readonly HttpExchange[]> {
   const headers = { Origin: origin(ctx) };
   const noScope = ctx.tokens.find({ kind: "no-scope" });
   const full = fullToken(ctx);
-  return memo(ctx, "experiment:cors-errors", async () => [
+  return ctx.shared.corsErrors.get(async () => [
     await ctx.http.send({ ...listRequest("contacts", null), headers }),
     ...(noScope === undefined ? [] : [await ctx.http.send({ ...listRequest("contacts", noScope), headers })]),
     await ctx.http.send({ method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: full, headers }),

@@ -1,4 +1,4 @@
-import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import type { Check, CheckContext, HttpRequest } from "../types.js";
 import {
   answer,
   expectErrorEnvelope,
@@ -11,8 +11,9 @@ import {
   readErrorEnvelope,
   statusAndCode,
 } from "../support/assert.js";
-import { fullToken, listRequest, memo, validContact } from "../support/data.js";
+import { fullToken, listRequest, validContact } from "../support/data.js";
 import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import type { NearPathAnswer } from "../support/shared.js";
 import { ANNOUNCED_POSTS, LISTS, SECTION } from "../spec/constants.js";
 
 /** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
@@ -32,9 +33,9 @@ const postContactRaw = (
 const JSON_TYPE = { "Content-Type": "application/json" };
 
 /** spec-gaps #34: what a path that is almost an endpoint gets; shared by the PROBE and the REFERENCE. */
-function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExchange }>> {
+function nearPaths(ctx: CheckContext): Promise<readonly NearPathAnswer[]> {
   const token = fullToken(ctx);
-  return memo(ctx, "experiment:near-paths", async () => {
+  return ctx.shared.nearPaths.get(async () => {
     const cases: Array<{ what: string; request: HttpRequest }> = [
       {
         what: "A trailing slash (GET /api/v1/contacts/)",
@@ -50,7 +51,7 @@ function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExc
       },
       { what: "HEAD /api/v1/contacts", request: { method: "HEAD", path: LISTS.contacts.path, auth: token } },
     ];
-    const out: Array<{ what: string; ex: HttpExchange }> = [];
+    const out: NearPathAnswer[] = [];
     for (const c of cases) out.push({ what: c.what, ex: await ctx.http.send(c.request) });
     return out;
   });

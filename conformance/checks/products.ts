@@ -30,7 +30,6 @@ import {
   itemsOf,
   listRequest,
   locate,
-  memo,
   postProduct,
   requireCreated,
   requireListed,
@@ -40,6 +39,7 @@ import {
   type ProductVariant,
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
+import type { ListedProduct, PriceExperiment } from "../support/shared.js";
 import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "../support/shapes.js";
 import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
 import { LISTS, MAX, SECTION } from "../spec/constants.js";
@@ -54,18 +54,15 @@ const PATH = LISTS.products.path;
  */
 const TOLERATED_MAXIMUM = new Decimal(1_000_000);
 
-/** A draft with a sku of its own: generated skus may repeat (shrinking converges on the same one). */
+/** Any JSON posted to products, by default with organization 0's full token. */
 const postJson = (
   ctx: CheckContext,
   json: unknown,
   token: ManifestToken = fullToken(ctx),
 ): Promise<HttpExchange> => ctx.http.send({ method: "POST", path: PATH, auth: token, json });
 
-const listedProduct = (
-  ctx: CheckContext,
-  variant: ProductVariant,
-): Promise<{ item: JsonObject; exchange: HttpExchange; draft: ProductDraft; created: HttpExchange }> =>
-  memo(ctx, `listed:product:${variant}`, async () => {
+const listedProduct = (ctx: CheckContext, variant: ProductVariant): Promise<ListedProduct> =>
+  ctx.shared.listedProducts.get(variant, async () => {
     const { draft, exchange } = await createdProduct(ctx, variant);
     requireCreated(ctx, exchange, `the ${variant} product`, "products.create");
     return { ...(await listedBySku(ctx, draft.sku, exchange)), draft, created: exchange };
@@ -130,15 +127,8 @@ async function expectKeptIntact(ctx: CheckContext, draft: ProductDraft, what: st
   }
 }
 
-interface PriceExperiment {
-  text: string;
-  ex: HttpExchange;
-  /** What the target stored, when it accepted: from the creation answer, else the list. */
-  stored: unknown;
-}
-
 function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperiment> {
-  return memo(ctx, `experiment:price:${text}`, async () => {
+  return ctx.shared.prices.get(text, async () => {
     const draft: ProductDraft = {
       sku: unique(ctx, "price"),
       name: `${ctx.marker} price ${text}`,
@@ -158,7 +148,7 @@ function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperime
 
 function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange>> {
   // A blank sku or name cannot carry the marker: the other field does.
-  return memo(ctx, "experiment:product-blank", async () => ({
+  return ctx.shared.productBlank.get(async () => ({
     "an empty sku": await postJson(ctx, { sku: "", name: `${ctx.marker} blank sku`, unitPrice: 1 }),
     "a whitespace-only sku": await postJson(ctx, {
       sku: "   ",

@@ -1,25 +1,14 @@
 import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
-import { fullToken, listRequest, memo, usableTokens } from "../support/data.js";
+import { fullToken, listRequest, usableTokens } from "../support/data.js";
+import type { Burst } from "../support/shared.js";
 import { SECTION } from "../spec/constants.js";
 
 /**
  * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). These checks exhaust
  * the limit: the catalogue runs them in its final phase (checks/index.ts), the burst first.
  */
-
-interface Burst {
-  /** Requests sent up to the 429 (included), or in all when none came. */
-  sent: number;
-  first: HttpExchange | undefined;
-  /** The 429, if one came. */
-  limited: HttpExchange | undefined;
-  /** An answer that was neither 200 nor 429: the burst stopped on it. */
-  unexpected: HttpExchange | undefined;
-  /** From the first request sent to the last answer read. */
-  durationMs: number;
-}
 
 const ORIGIN = "https://ratelimit.conformance.example";
 
@@ -60,7 +49,7 @@ function skipIfSlow(ctx: CheckContext, b: Burst): void {
 
 const burst = (ctx: CheckContext): Promise<Burst> => {
   const token = fullToken(ctx);
-  return memo(ctx, "burst", () => exhaust(ctx, token));
+  return ctx.shared.burst.get(() => exhaust(ctx, token));
 };
 
 const RATE_HEADER = /^(x-)?ratelimit|^retry-after$/;

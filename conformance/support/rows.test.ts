@@ -8,6 +8,7 @@ import {
   type HttpRequest,
 } from "../types.js";
 import { expectAnswer, INVALID, ruleCheck, type RuleRow } from "./rows.js";
+import { SharedData } from "./shared.js";
 
 const answerOf = (
   status: number,
@@ -60,7 +61,7 @@ function contextAnswering(answer: (r: HttpRequest) => HttpExchange): {
       throw new Error(reason);
     },
     observe: () => undefined,
-    cache: new Map(),
+    shared: new SharedData(),
     clock: systemKitClock,
   };
   return { ctx, sent };

@@ -31,6 +31,7 @@ afterAll(async () => {
 const listsContacts: Check = {
   id: "contacts.list",
   section: "§4 Endpoints",
+  clause: "§4.5",
   level: "MUST",
   rule: "GET /api/v1/contacts answers 200",
   async run(ctx) {
@@ -47,6 +48,7 @@ const listsContacts: Check = {
 const strictOnly: Check = {
   id: "contacts.order",
   section: "§4 Endpoints",
+  clause: "§4.5",
   level: "SHOULD",
   rule: "newest first",
   async run() {

@@ -20,6 +20,7 @@ afterAll(async () => {
 const noop: Check = {
   id: "noop",
   section: "§1 What the service does",
+  clause: "§1.5",
   level: "MUST",
   rule: "r",
   run: async () => {},
@@ -46,6 +47,7 @@ function virtual(start = Date.parse("2026-11-22T09:00:00Z")) {
 const readsWithFullToken = (n: number): Check => ({
   id: "reads.full",
   section: "§4 Endpoints",
+  clause: "§4.5",
   level: "MUST",
   rule: "a full token lists contacts",
   async run(ctx) {
@@ -174,6 +176,7 @@ describe("runConformance", () => {
     const readsContacts: Check = {
       id: "embedded.contacts",
       section: "§4 Endpoints",
+      clause: "§4.5",
       level: "MUST",
       rule: "a full token lists contacts",
       async run(ctx) {

@@ -59,6 +59,7 @@ async function run(
 const check = (id: string, level: Level, body: Check["run"], extra: Partial<Check> = {}): Check => ({
   id,
   section: "§4 Endpoints",
+  clause: "§4.5",
   level,
   rule: `rule of ${id}`,
   run: body,

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { TokenManifest } from "./manifest-schema.js";
 import { RequestError } from "./client.js";
+import { clauseList } from "./spec/clauses.js";
 import { SharedData } from "./support/shared.js";
 import { ManifestTokenPool } from "./tokens.js";
 import {
@@ -169,6 +170,7 @@ type Shared = Omit<CheckContext, "skip" | "observe">;
 const identity = (check: Check) => ({
   id: check.id,
   section: check.section,
+  clauses: [...clauseList(check.clause)],
   level: check.level,
   rule: check.rule,
 });

@@ -1,4 +1,5 @@
 import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
+import type { ClauseRef } from "./spec/clauses.js";
 import type { SharedData } from "./support/shared.js";
 
 /**
@@ -31,6 +32,8 @@ export interface Check {
   id: string;
   /** The spec section it enforces, as cited in the spec: "§4 Endpoints", "§7 Errors". */
   section: string;
+  /** The clauses it holds a target to (or probes), by id (spec/clauses.ts): "§5.6", or a list. */
+  clause: ClauseRef;
   level: Level;
   /** One line: the rule, as a reader of the report needs it. */
   rule: string;
@@ -186,6 +189,8 @@ export type Outcome = "pass" | "fail" | "skip" | "observed";
 export interface CheckResult {
   id: string;
   section: string;
+  /** The clauses the check cites (spec/clauses.ts ids). */
+  clauses: string[];
   level: Level;
   rule: string;
   outcome: Outcome;

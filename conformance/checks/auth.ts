@@ -12,7 +12,8 @@ import {
   UNAUTHORIZED,
   type RuleRow,
 } from "../support/rows.js";
-import { ENDPOINTS, LISTS, SECTION } from "../spec/constants.js";
+import { ENDPOINTS, LISTS } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
  * §3 and §5: token states, scopes and the plan rule, on every endpoint of §4. POST rows send a body
@@ -72,6 +73,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.invalid-token",
     section: SECTION.auth,
+    clause: ["§5.1", "§5.6"],
     level: "MUST",
     rule: "An unknown token, a near miss of a real one (case, one character dropped, added or changed), an empty bearer and another scheme get 401 unauthorized",
     async run(ctx) {
@@ -112,6 +114,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.scope-matrix",
     section: SECTION.auth,
+    clause: ["§4.1", "§5.6", "§7.6"],
     level: "MUST",
     rule: "Every endpoint answers 403 forbidden to a valid token lacking its scope (endpoint × missing scope)",
     async run(ctx) {
@@ -134,6 +137,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.scope-grants-read",
     section: SECTION.auth,
+    clause: ["§5.4", "§5 Scopes.1", "§5 Scopes.3", "§5 Scopes.5", "§5 Scopes.7"],
     level: "MUST",
     rule: "A token with the scope named in an endpoint's row (and only it, where the manifest has one) reads that list",
     async run(ctx) {
@@ -155,6 +159,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.scope-grants-write",
     section: SECTION.auth,
+    clause: ["§5 Scopes.2", "§5 Scopes.4"],
     level: "MUST",
     rule: "A token with contacts:write (products:write) creates a contact (product)",
     writes: true,
@@ -175,6 +180,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.scheme-case",
     section: SECTION.auth,
+    clause: "§5.1",
     level: "PROBE",
     rule: "Whether the Authorization scheme is read case-insensitively (bearer, BEARER)",
     gap: 35,
@@ -196,6 +202,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.query-token",
     section: SECTION.auth,
+    clause: "§5.1",
     level: "PROBE",
     rule: "Whether a token in the query string (access_token, token, api_key) is taken without the header",
     gap: 35,
@@ -217,6 +224,7 @@ const checks: readonly Check[] = [
   {
     id: "auth.precedence",
     section: SECTION.errors,
+    clause: clauseRange("§7", 4, 7),
     level: "PROBE",
     rule: "Which failure wins when a request fails several ways (token, plan, scope, payload, path)",
     gap: 26,
@@ -266,6 +274,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "auth.revoked-token",
     section: SECTION.states,
+    clause: ["§3 Token status.1", "§5.5", "§5.6"],
     level: "MUST",
     rule: "A revoked token gets 401 unauthorized on every endpoint",
     requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "revoked" })),
@@ -274,6 +283,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "auth.expired-token",
     section: SECTION.states,
+    clause: ["§3 Token status.2", "§5.6"],
     level: "MUST",
     rule: "An expired token gets 401 unauthorized on every endpoint",
     gap: 27,
@@ -283,6 +293,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "auth.missing-token",
     section: SECTION.auth,
+    clause: ["§4.1", "§5.6", "§7.5"],
     level: "MUST",
     rule: "A request without an Authorization header gets 401 unauthorized on every endpoint",
     requests: onEveryEndpoint(() => null),
@@ -291,6 +302,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "auth.plan",
     section: SECTION.auth,
+    clause: "§7.6",
     level: "MUST",
     rule: "A token of an organization whose plan has no API access gets 403 forbidden on every endpoint",
     gap: 25,

@@ -31,7 +31,8 @@ import {
 import { checkProperty, writeRuns } from "../support/property.js";
 import type { AstralExperiment, ContactBlankExperiment, ListedContact } from "../support/shared.js";
 import { contactCreationProblems, listedContactProblems } from "../support/shapes.js";
-import { LISTS, MAX, SECTION } from "../spec/constants.js";
+import { LISTS, MAX } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /** POST /api/v1/contacts: §2's creation response, §4's body table, §8's lengths. */
 
@@ -150,6 +151,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.create-response",
     section: SECTION.resources,
+    clause: ["§2 Contact.11", "§4.6"],
     level: "MUST",
     rule: "A contact creation answers 201 with id, type, name, createdAt, and email and phone as sent",
     gap: 5,
@@ -173,6 +175,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.created-listed",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§4.6"],
     level: "MUST",
     rule: "A created contact is then listed with every field as sent",
     gap: 4,
@@ -195,6 +198,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.updated-at",
     section: SECTION.resources,
+    clause: ["§2 Contact.9", "§2 Contact.10"],
     level: "SHOULD",
     rule: "A contact never modified has updatedAt equal to createdAt",
     gap: 29,
@@ -213,6 +217,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-response",
     section: SECTION.resources,
+    clause: "§2 Contact.11",
     level: "REFERENCE",
     rule: "A contact creation answers exactly id, type, name, email, phone, createdAt; email and phone only when sent",
     gap: 5,
@@ -238,6 +243,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.valid-bodies",
     section: SECTION.endpoints,
+    clause: ["§4.6", ...clauseRange("§4 Contacts body", 1, 7)],
     level: "MUST",
     rule: "Any valid contact body is created: 201, with id, type, name, createdAt, and email and phone as sent",
     gap: 5,
@@ -265,6 +271,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.invalid-bodies",
     section: SECTION.endpoints,
+    clause: [...clauseRange("§4 Contacts body", 1, 7), "§7.4", "§8.3", "§8.4", "§8.5"],
     level: "MUST",
     rule: "Every contact body breaking one rule of §4 (required, type, enum, length, e-mail; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
@@ -285,6 +292,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.length-boundaries",
     section: SECTION.limits,
+    clause: ["§8.3", "§8.4", "§8.5"],
     level: "MUST",
     rule: 'Name 200, phone 50, address 500, tax numbers 50 ASCII characters, and a name of 200 "é", are accepted and read back intact (creation answer and list); 201 "é" are refused (one ASCII character more: contacts.invalid-bodies)',
     gap: 16,
@@ -317,6 +325,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.astral-length",
     section: SECTION.limits,
+    clause: "§8.3",
     level: "PROBE",
     rule: "How the name's 200-character limit counts astral characters (code points, UTF-16 units or bytes)",
     gap: 16,
@@ -345,6 +354,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-astral",
     section: SECTION.limits,
+    clause: "§8.3",
     level: "REFERENCE",
     rule: "Lengths count Unicode code points: 200 astral-heavy code points pass, 201 do not",
     gap: 16,
@@ -362,6 +372,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.blank-strings",
     section: SECTION.endpoints,
+    clause: "§4 Contacts body.2",
     level: "PROBE",
     rule: "What a blank or whitespace-only contact name gets",
     gap: 17,
@@ -376,6 +387,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-blank",
     section: SECTION.endpoints,
+    clause: "§4 Contacts body.2",
     level: "REFERENCE",
     rule: "A blank or whitespace-only contact name gets 400 invalid_request",
     gap: 17,
@@ -389,6 +401,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.email-clear-cases",
     section: SECTION.resources,
+    clause: ["§2 Contact.4", "§4 Contacts body.3"],
     level: "MUST",
     rule: "a@example.com is accepted as an e-mail; not-an-email, a@, @b.c and a b@c.d get 400",
     gap: 18,
@@ -408,6 +421,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.email-borderline",
     section: SECTION.resources,
+    clause: ["§2 Contact.4", "§4 Contacts body.3"],
     level: "PROBE",
     rule: "Which borderline e-mail addresses are taken (quoted, IP literal, IDN, dotless, dots, long local part)",
     gap: 18,
@@ -429,6 +443,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.unknown-field",
     section: SECTION.endpoints,
+    clause: "§4.6",
     level: "PROBE",
     rule: "What an unknown field in a contact body gets (emial, a typo of email)",
     gap: 12,
@@ -445,6 +460,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-unknown-field",
     section: SECTION.endpoints,
+    clause: "§4.6",
     level: "REFERENCE",
     rule: "An unknown field in a body gets 400 invalid_request, details naming it",
     gap: 12,

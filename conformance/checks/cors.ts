@@ -10,7 +10,8 @@ import {
   requestLine,
 } from "../support/assert.js";
 import { fullToken, listRequest } from "../support/data.js";
-import { CORS_HEADERS, CORS_METHODS, LISTS, SECTION } from "../spec/constants.js";
+import { CORS_HEADERS, CORS_METHODS, LISTS } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
  * §4 "CORS is supported": any origin; methods GET, POST, PUT, PATCH, DELETE, OPTIONS; headers
@@ -80,6 +81,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.preflight",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "MUST",
     rule: "A pre-flight (OPTIONS) is answered 2xx, allowing any origin, §4's methods and the Authorization and Content-Type headers",
     gap: 22,
@@ -122,6 +124,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.success",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "MUST",
     rule: "Successful answers to a cross-origin request allow the origin (Access-Control-Allow-Origin)",
     gap: 22,
@@ -140,6 +143,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.errors",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "SHOULD",
     rule: "Error answers (401, 403, 404, 400) to a cross-origin request allow the origin, so a browser can read why",
     gap: 22,
@@ -150,6 +154,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.reference-errors",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "REFERENCE",
     rule: "Every error answer carries the CORS headers",
     gap: 22,

@@ -8,13 +8,15 @@ import {
   snippet,
 } from "../support/assert.js";
 import { createdContact, createdProduct, firstPage, fullToken } from "../support/data.js";
-import { LIST_NAMES, SECTION } from "../spec/constants.js";
+import { LIST_NAMES } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §1: the success envelope, `{ "data": ... }`, an array for a list and an object for a POST. */
 export const envelopeChecks: readonly Check[] = [
   {
     id: "envelope.list-data-array",
     section: SECTION.service,
+    clause: ["§1.6", "§1.3"],
     level: "MUST",
     rule: 'A list answers 200 with a JSON object whose one key "data" is an array',
     async run(ctx) {
@@ -30,6 +32,7 @@ export const envelopeChecks: readonly Check[] = [
   {
     id: "envelope.create-data-object",
     section: SECTION.service,
+    clause: ["§1.6", "§1.3", "§4.3"],
     level: "MUST",
     rule: 'A creation answers a JSON object whose one key "data" is an object (contacts and products)',
     gap: 6,
@@ -47,6 +50,7 @@ export const envelopeChecks: readonly Check[] = [
   {
     id: "envelope.utf-8",
     section: SECTION.service,
+    clause: "§1.5",
     level: "MUST",
     rule: "Responses are UTF-8: non-ASCII text sent comes back unchanged, and a charset, if named, is utf-8",
     gap: 32,

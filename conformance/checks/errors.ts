@@ -14,7 +14,8 @@ import {
 import { fullToken, listRequest, validContact } from "../support/data.js";
 import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
 import type { NearPathAnswer } from "../support/shared.js";
-import { ANNOUNCED_POSTS, LISTS, SECTION } from "../spec/constants.js";
+import { ANNOUNCED_POSTS, LISTS } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
 
@@ -61,6 +62,7 @@ const checks: readonly Check[] = [
   {
     id: "errors.announced-endpoints",
     section: SECTION.endpoints,
+    clause: ["§4 Not available.1", "§1.4", "§5 Scopes.6", "§5 Scopes.8"],
     level: "MUST",
     rule: "POST /api/v1/invoices (announced) and POST /api/v1/expenses (not available) get a 4xx or 501, never a 2xx",
     gap: 24,
@@ -91,6 +93,7 @@ const checks: readonly Check[] = [
   {
     id: "errors.content-type",
     section: SECTION.endpoints,
+    clause: "§4.2",
     level: "MUST",
     rule: "A POST without Content-Type: application/json gets 400 or 415 (a 2xx is reported), never anything else",
     gap: 13,
@@ -115,6 +118,7 @@ const checks: readonly Check[] = [
   {
     id: "errors.body-size",
     section: SECTION.errors,
+    clause: "§7.4",
     level: "MUST",
     rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards",
     gap: 15,
@@ -134,6 +138,7 @@ const checks: readonly Check[] = [
   {
     id: "errors.details-shape",
     section: SECTION.errors,
+    clause: "§7.3",
     level: "PROBE",
     rule: "The shape of error.details on a validation error (a contact without a name)",
     gap: 36,
@@ -169,6 +174,7 @@ const checks: readonly Check[] = [
   {
     id: "errors.near-paths",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§9.1"],
     level: "PROBE",
     rule: "What a trailing slash, another letter case and HEAD get",
     gap: 34,
@@ -182,6 +188,7 @@ const checks: readonly Check[] = [
   {
     id: "errors.reference-near-paths",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§9.1"],
     level: "REFERENCE",
     rule: "Paths are exact (trailing slash and other case get 404 not_found) and HEAD gets 404",
     gap: 34,
@@ -206,6 +213,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "errors.unknown-paths",
     section: SECTION.errors,
+    clause: "§7.7",
     level: "MUST",
     rule: "A path that is no endpoint gets 404 not_found (or 405) in the error envelope",
     gap: 23,
@@ -228,6 +236,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "errors.other-methods",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "MUST",
     rule: "PUT, PATCH and DELETE, which have no endpoint, get 404 or 405 in the error envelope",
     gap: 23,
@@ -254,6 +263,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "errors.malformed-json",
     section: SECTION.errors,
+    clause: ["§7.4", "§4.2"],
     level: "MUST",
     rule: "A POST body that is not well-formed JSON gets 400 invalid_request",
     gap: 14,
@@ -278,6 +288,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "errors.non-object-json",
     section: SECTION.errors,
+    clause: "§7.4",
     level: "MUST",
     rule: "A POST body that is JSON but not an object ([], a string, null, a number) gets 400 invalid_request",
     gap: 14,

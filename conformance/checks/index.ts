@@ -10,7 +10,7 @@ import { productChecks } from "./products.js";
 import { rateLimitChecks } from "./ratelimit.js";
 import { resourceChecks } from "./resources.js";
 import { runChecks } from "./run.js";
-import { SECTION_ORDER } from "../spec/constants.js";
+import { SECTION_ORDER } from "../spec/clauses.js";
 import { versioningChecks } from "./versioning.js";
 
 /** Every check but the final phase's; the catalogue sorts them in spec order. */

@@ -22,7 +22,8 @@ import {
   requireCreated,
   validProduct,
 } from "../support/data.js";
-import { LIST_NAMES, LISTS, SECTION, type ListName } from "../spec/constants.js";
+import { LIST_NAMES, LISTS, type ListName } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
  * §1: "A token only reaches data of its own organization." Each organization creates a marked record
@@ -121,6 +122,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.lists",
     section: SECTION.service,
+    clause: ["§1.2", "§2 Invoice.11", "§2 Expense.9"],
     level: "MUST",
     rule: "Two organizations' lists, each list unfiltered and under each filter value, share no record; every invoice's and expense's contact is one of its organization's contacts",
     async run(ctx) {
@@ -155,6 +157,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.contacts",
     section: SECTION.service,
+    clause: "§1.2",
     level: "MUST",
     rule: "Contacts created with one organization's token never appear in another organization's list (both ways)",
     writes: true,
@@ -188,6 +191,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.products",
     section: SECTION.service,
+    clause: "§1.2",
     level: "MUST",
     rule: "Products created with one organization's token never appear in another organization's list (both ways)",
     writes: true,
@@ -220,6 +224,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.foreign-id",
     section: SECTION.service,
+    clause: ["§1.2", "§7.7"],
     level: "MUST",
     rule: "Another organization's record, addressed by its id, is not found: 404 (or 405 where no such endpoint exists)",
     gap: 23,

@@ -35,7 +35,8 @@ import { buildModel, listCommandsArb, type Real } from "../support/list-model.js
 import { filterExpectation, filterProblems } from "../support/filters.js";
 import { checkProperty } from "../support/property.js";
 import { orderBreaks } from "../support/shapes.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "../spec/constants.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §4 "Pagination" and the query parameters of the endpoint table; §8's page size. */
 
@@ -61,6 +62,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.default-limit",
     section: SECTION.endpoints,
+    clause: ["§4 Pagination.1", "§8.2"],
     level: "MUST",
     rule: "A list without limit answers 200 with 50 items when it holds more, and never more than 50",
     // Reads suffice when a list already holds more than 50 items; otherwise marked contacts are added.
@@ -121,6 +123,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.limit-and-filters",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§4.7", "§4.9", "§4.10", "§4 Pagination.1"],
     level: "MUST",
     rule: "Any valid query (limit 1..200, the list's filter) answers 200 with at most limit items, each matching the filter",
     async run(ctx) {
@@ -163,6 +166,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.limit-out-of-range",
     section: SECTION.limits,
+    clause: ["§8.2", "§4 Pagination.4"],
     level: "MUST",
     rule: "A limit below 1, above 200, not an integer, not decimal or repeated is refused (400) or clamped: never 5xx, never more than 200, never more than a decimal limit",
     gap: 10,
@@ -204,6 +208,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.page-max",
     section: SECTION.limits,
+    clause: ["§8.2", "§4 Pagination.1"],
     level: "MUST",
     rule: "A list holding more than 200 items never answers more than 200, whatever the limit asked (201, 1000); skipped, with the reason, when no list is that long",
     gap: 10,
@@ -249,6 +254,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.reference-limit",
     section: SECTION.limits,
+    clause: ["§8.2", "§4 Pagination.4"],
     level: "REFERENCE",
     rule: "A limit outside 1..200, not an integer or repeated gets 400 invalid_request with details naming limit",
     gap: 10,
@@ -271,6 +277,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.type-filter",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "MUST",
     rule: "type=CLIENT (SUPPLIER) returns only CLIENT (SUPPLIER) or BOTH contacts; type=BOTH only BOTH",
     async run(ctx) {
@@ -292,6 +299,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.type-filter-both",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "PROBE",
     rule: "Whether type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
     async run(ctx) {
@@ -314,6 +322,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.reference-type-filter",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "REFERENCE",
     rule: "type=CLIENT and type=SUPPLIER return exactly that type, never BOTH",
     async run(ctx) {
@@ -334,6 +343,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.status-filter",
     section: SECTION.endpoints,
+    clause: ["§4.9", "§4.10"],
     level: "MUST",
     rule: "status=X on invoices and expenses returns only items whose status is X",
     async run(ctx) {
@@ -357,6 +367,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.unknown-filter-value",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§4.9"],
     level: "PROBE",
     rule: "What a filter value outside the enum gets (type=VENDOR, type=client, status=CANCELLED, status=paid)",
     async run(ctx) {
@@ -378,6 +389,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.order",
     section: SECTION.endpoints,
+    clause: "§4 Pagination.2",
     level: "SHOULD",
     rule: "Lists come newest first: by date for invoices and expenses, by createdAt for contacts and products",
     gap: 7,
@@ -399,6 +411,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.before",
     section: SECTION.endpoints,
+    clause: ["§4 Pagination.2", "§4 Pagination.3"],
     level: "MUST",
     rule: "before, where supported, returns only items strictly before it; where ignored, the unfiltered list (feature-detected per list)",
     gap: 8,
@@ -475,6 +488,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.reference-before",
     section: SECTION.endpoints,
+    clause: "§4 Pagination.3",
     level: "REFERENCE",
     rule: "A malformed before gets 400 invalid_request on every list",
     gap: 8,
@@ -489,6 +503,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.pagination-hole",
     section: SECTION.endpoints,
+    clause: "§4 Pagination.2",
     level: "PROBE",
     rule: "Whether paging with before = date of the last item loses items sharing that midnight date",
     gap: 9,
@@ -502,6 +517,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.unknown-params",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "PROBE",
     rule: "What unknown query parameters get (foo=bar, a cache-buster _=<n>)",
     gap: 11,
@@ -520,6 +536,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.model",
     section: SECTION.endpoints,
+    clause: ["§1.2", "§4.5", "§4.6", "§4.7", "§4.8", "§4 Pagination.1"],
     level: "MUST",
     rule: "Random sequences of creations and reads (filters, limits, before) across two organizations agree with a model of what each holds: only its own records, matching the query, as many as it holds up to the limit, each as sent",
     gap: 8,

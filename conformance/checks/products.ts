@@ -42,7 +42,8 @@ import { checkProperty, writeRuns } from "../support/property.js";
 import type { ListedProduct, PriceExperiment } from "../support/shared.js";
 import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "../support/shapes.js";
 import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
-import { LISTS, MAX, SECTION } from "../spec/constants.js";
+import { LISTS, MAX } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /** POST /api/v1/products: §4's body table and sku rule, §2's money, §8's lengths (spec-gaps #6, #19, #20). */
 
@@ -166,6 +167,7 @@ const checks: readonly Check[] = [
   {
     id: "products.create",
     section: SECTION.endpoints,
+    clause: ["§4.8", "§4.11"],
     level: "MUST",
     rule: 'A valid product body is created: 200 or 201, { "data": {...} }',
     gap: 6,
@@ -182,6 +184,7 @@ const checks: readonly Check[] = [
   {
     id: "products.create-201",
     section: SECTION.endpoints,
+    clause: ["§4.3", "§4.11"],
     level: "SHOULD",
     rule: "A product creation answers 201, the common rule for creation",
     gap: 6,
@@ -194,6 +197,7 @@ const checks: readonly Check[] = [
   {
     id: "products.created-listed",
     section: SECTION.endpoints,
+    clause: ["§4.7", "§4.8", "§4 Products body.4", "§4 Products body.6"],
     level: "MUST",
     rule: "A created product is listed with the values sent, unitPrice as a 4-decimal string, type PRODUCT and taxable true by default",
     gap: 6,
@@ -208,6 +212,7 @@ const checks: readonly Check[] = [
   {
     id: "products.updated-at",
     section: SECTION.resources,
+    clause: ["§2 Product.8", "§2 Product.9"],
     level: "SHOULD",
     rule: "A product never modified has updatedAt equal to createdAt",
     gap: 29,
@@ -226,6 +231,7 @@ const checks: readonly Check[] = [
   {
     id: "products.reference-response",
     section: SECTION.endpoints,
+    clause: "§4.11",
     level: "REFERENCE",
     rule: "A product creation answers 201 with the full product, every field present",
     gap: 6,
@@ -250,6 +256,7 @@ const checks: readonly Check[] = [
   {
     id: "products.valid-bodies",
     section: SECTION.endpoints,
+    clause: ["§4.8", ...clauseRange("§4 Products body", 1, 6)],
     level: "MUST",
     rule: "Any valid product body is created and listed with its values; unitPrice (<= 4 decimals, <= 15 digits) reads back exactly",
     gap: 19,
@@ -268,6 +275,7 @@ const checks: readonly Check[] = [
   {
     id: "products.unit-price-round-trip",
     section: SECTION.resources,
+    clause: ["§2.1", "§2 Product.6"],
     level: "MUST",
     rule: "unitPrice sent as a number with at most 15 significant digits reads back as the same value with 4 decimals",
     gap: 19,
@@ -314,6 +322,7 @@ const checks: readonly Check[] = [
   {
     id: "products.unit-price-precision",
     section: SECTION.resources,
+    clause: "§2 Product.6",
     level: "PROBE",
     rule: "What unitPrice beyond 15 significant digits, beyond 4 decimals, or in exponent form gets and reads back as",
     gap: 19,
@@ -336,6 +345,7 @@ const checks: readonly Check[] = [
   {
     id: "products.reference-decimals",
     section: SECTION.resources,
+    clause: "§2 Product.6",
     level: "REFERENCE",
     rule: "A unitPrice with more than 4 decimals gets 400 invalid_request, never silent rounding",
     gap: 19,
@@ -347,6 +357,7 @@ const checks: readonly Check[] = [
   {
     id: "products.invalid-bodies",
     section: SECTION.endpoints,
+    clause: [...clauseRange("§4 Products body", 1, 6), "§7.4", ...clauseRange("§8", 6, 9)],
     level: "MUST",
     rule: "Every product body breaking one rule of §4 (required, type, enum, length, >= 0, boolean; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
@@ -366,6 +377,7 @@ const checks: readonly Check[] = [
   {
     id: "products.length-boundaries",
     section: SECTION.limits,
+    clause: ["§8.6", "§8.7", "§8.8"],
     level: "MUST",
     rule: 'sku 100, name 200, description 2000 ASCII characters, and a name of 200 "é", are accepted and read back intact through the list; 201 "é" are refused (one ASCII character more: products.invalid-bodies)',
     gap: 16,
@@ -398,6 +410,7 @@ const checks: readonly Check[] = [
   {
     id: "products.duplicate-sku",
     section: SECTION.endpoints,
+    clause: ["§4 Products body.1", "§4 Products body.7", "§7.4"],
     level: "MUST",
     rule: "A second product with a sku already used in the organization gets 400 invalid_request",
     gap: 20,
@@ -412,6 +425,7 @@ const checks: readonly Check[] = [
   {
     id: "products.sku-other-org",
     section: SECTION.endpoints,
+    clause: "§4 Products body.1",
     level: "PROBE",
     rule: "Whether another organization may use a sku already used in the first (a global rule leaks existence)",
     gap: 20,
@@ -434,6 +448,7 @@ const checks: readonly Check[] = [
   {
     id: "products.sku-case",
     section: SECTION.endpoints,
+    clause: "§4 Products body.1",
     level: "PROBE",
     rule: "Whether sku uniqueness is case-sensitive",
     gap: 20,
@@ -455,6 +470,7 @@ const checks: readonly Check[] = [
   {
     id: "products.blank-strings",
     section: SECTION.endpoints,
+    clause: ["§4 Products body.1", "§4 Products body.2"],
     level: "PROBE",
     rule: "What a blank or whitespace-only sku or product name gets",
     gap: 17,
@@ -471,6 +487,7 @@ const checks: readonly Check[] = [
   {
     id: "products.reference-blank",
     section: SECTION.endpoints,
+    clause: ["§4 Products body.1", "§4 Products body.2"],
     level: "REFERENCE",
     rule: "A blank or whitespace-only sku or name gets 400 invalid_request",
     gap: 17,
@@ -498,6 +515,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "products.unit-price-negative",
     section: SECTION.limits,
+    clause: ["§8.9", "§4 Products body.5"],
     level: "MUST",
     rule: "A negative unitPrice gets 400 invalid_request",
     gap: 19,
@@ -508,6 +526,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "products.unit-price-string",
     section: SECTION.endpoints,
+    clause: "§4 Products body.5",
     level: "SHOULD",
     rule: 'A unitPrice sent as a string ("12.50") gets 400 invalid_request: §4 says number',
     gap: 19,

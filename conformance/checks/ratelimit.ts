@@ -3,7 +3,7 @@ import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
 import { fullToken, listRequest, usableTokens } from "../support/data.js";
 import type { Burst } from "../support/shared.js";
-import { SECTION } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
  * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). These checks exhaust
@@ -71,6 +71,7 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.burst",
     section: SECTION.limits,
+    clause: ["§8.1", "§7.8"],
     level: "MUST",
     rule: "A quick burst with one token meets 429 rate_limited within 2 × limit + 1 requests",
     gap: 21,
@@ -106,6 +107,7 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.scope",
     section: SECTION.limits,
+    clause: "§8.10",
     level: "PROBE",
     rule: "What the rate limit counts: the token, the organization, or the client address",
     gap: 21,
@@ -145,6 +147,7 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.headers",
     section: SECTION.limits,
+    clause: "§8.10",
     level: "PROBE",
     rule: "Which rate-limit headers the target sends (on success and on the 429)",
     gap: 21,
@@ -163,6 +166,7 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.reference-headers",
     section: SECTION.limits,
+    clause: "§8.10",
     level: "REFERENCE",
     rule: "Answers carry RateLimit and RateLimit-Policy (IETF draft); a 429 carries Retry-After",
     gap: 21,
@@ -187,6 +191,7 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.retry-after",
     section: SECTION.limits,
+    clause: ["§8.1", "§8.10"],
     level: "MUST",
     rule: "Once rate-limited, waiting Retry-After (or one window without it) restores service",
     gap: 21,

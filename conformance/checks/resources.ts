@@ -12,9 +12,13 @@ import {
   sumProblem,
   type Fields,
 } from "../support/shapes.js";
-import { LIST_NAMES, SECTION, type ListName } from "../spec/constants.js";
+import { LIST_NAMES, type ListName } from "../spec/constants.js";
+import { clauseRange, SECTION, type ClauseId } from "../spec/clauses.js";
 
 /** §2, field by field, on the first page of each list as organization 0 sees it. */
+
+/** §2's conventions every record follows: timestamps and identifiers (money only where there is some). */
+const COMMON: readonly ClauseId[] = ["§2.2", "§2.3"];
 
 const FIELDS: Readonly<Record<ListName, Fields>> = {
   contacts: CONTACT_FIELDS,
@@ -38,9 +42,10 @@ function failWith(message: string, problems: readonly string[], expected: string
   fail(`${message}: ${problems.length} problem(s)`, { expected, actual: `${shown}${more}`, exchange: ex });
 }
 
-const fieldsCheck = (list: ListName, what: string): Check => ({
+const fieldsCheck = (list: ListName, what: string, clause: readonly ClauseId[]): Check => ({
   id: `resources.${list}`,
   section: SECTION.resources,
+  clause,
   level: "MUST",
   rule: `Every ${what} in a list has §2's fields with their types and formats (optional ones absent, null or typed)`,
   gap: 4,
@@ -54,13 +59,24 @@ const fieldsCheck = (list: ListName, what: string): Check => ({
 });
 
 export const resourceChecks: readonly Check[] = [
-  fieldsCheck("contacts", "contact"),
-  fieldsCheck("products", "product"),
-  fieldsCheck("invoices", "invoice"),
-  fieldsCheck("expenses", "expense"),
+  fieldsCheck("contacts", "contact", [...COMMON, ...clauseRange("§2 Contact", 1, 10)]),
+  fieldsCheck("products", "product", ["§2.1", ...COMMON, ...clauseRange("§2 Product", 1, 9)]),
+  fieldsCheck("invoices", "invoice", [
+    "§2.1",
+    ...COMMON,
+    ...clauseRange("§2 Invoice", 1, 12),
+    "§3 Invoice status.1",
+  ]),
+  fieldsCheck("expenses", "expense", [
+    "§2.1",
+    ...COMMON,
+    ...clauseRange("§2 Expense", 1, 11),
+    "§3 Expense status.1",
+  ]),
   {
     id: "resources.ids-unique",
     section: SECTION.resources,
+    clause: ["§2.3", "§2.5"],
     level: "MUST",
     rule: "Identifiers are non-empty strings, unique within a list",
     gap: 3,
@@ -79,6 +95,7 @@ export const resourceChecks: readonly Check[] = [
   {
     id: "resources.totals",
     section: SECTION.resources,
+    clause: ["§2 Invoice.9", "§2 Expense.7"],
     level: "SHOULD",
     rule: "An invoice's total is subtotal + tps + tvq, an expense's amount + tps + tvq (in decimals)",
     gap: 31,
@@ -97,6 +114,7 @@ export const resourceChecks: readonly Check[] = [
   {
     id: "resources.reference-nulls",
     section: SECTION.resources,
+    clause: "§2.4",
     level: "REFERENCE",
     rule: "Lists carry every field of §2's tables; an unset optional field is null, not absent",
     gap: 4,

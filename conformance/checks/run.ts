@@ -1,6 +1,7 @@
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { answer, fail, isRecord, mediaType, readErrorEnvelope, requestLine } from "../support/assert.js";
-import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES, SECTION } from "../spec/constants.js";
+import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
  * Judges of the whole run, from `http.history()`: every answer any check received, the deliberately
@@ -45,6 +46,7 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.json-responses",
     section: SECTION.service,
+    clause: "§1.5",
     level: "MUST",
     rule: "Every answer with a body, throughout the run, is JSON served as application/json (UTF-8)",
     gap: 32,
@@ -70,6 +72,7 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.success-envelope",
     section: SECTION.service,
+    clause: "§1.6",
     level: "MUST",
     rule: 'Every 2xx answer of the run is an object with one key, "data"',
     async run(ctx) {
@@ -94,6 +97,7 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.error-envelope",
     section: SECTION.errors,
+    clause: ["§1.7", ...clauseRange("§7", 1, 9)],
     level: "MUST",
     rule: "Every 4xx/5xx answer of the run is §7's error body, with the code §7 pairs with its status; details, when present, an object",
     gap: 36,
@@ -120,6 +124,7 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.no-5xx",
     section: SECTION.errors,
+    clause: ["§4.3", "§7.9"],
     level: "MUST",
     rule: "No answer of the run is a 5xx, except 501 on an announced endpoint (POST /api/v1/invoices, /api/v1/expenses)",
     gap: 33,
@@ -134,6 +139,7 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.reference-closed-codes",
     section: SECTION.errors,
+    clause: clauseRange("§7", 4, 9),
     level: "REFERENCE",
     rule: "Every error of the run has one of §7's six codes and statuses (the code set is closed)",
     gap: 23,

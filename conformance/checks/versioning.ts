@@ -2,13 +2,14 @@ import type { Check } from "../types.js";
 import { statusAndCode } from "../support/assert.js";
 import { fullToken } from "../support/data.js";
 import { ruleCheck, type RuleRow } from "../support/rows.js";
-import { SECTION } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §9: "the version is part of the path: all endpoints start with /api/v1". */
 const checks: readonly Check[] = [
   {
     id: "versioning.other-versions",
     section: SECTION.versioning,
+    clause: "§9.1",
     level: "PROBE",
     rule: "What another version of a path gets (/api/v2/contacts, /api/v0/contacts)",
     async run(ctx) {
@@ -24,6 +25,7 @@ const rows: readonly RuleRow[] = [
   {
     id: "versioning.unversioned-path",
     section: SECTION.versioning,
+    clause: "§9.1",
     level: "MUST",
     rule: "A path without the version (/api/contacts) is no endpoint: 404 not_found (or 405) in the error envelope",
     gap: 23,

@@ -11,6 +11,7 @@ import { parseReport, ReportFileError } from "./read.js";
 
 const result = (over: Partial<CheckResult> & Pick<CheckResult, "id">): CheckResult => ({
   section: "§4 Endpoints",
+  clauses: ["§4.5"],
   level: "MUST",
   rule: `rule of ${over.id}`,
   outcome: "pass",

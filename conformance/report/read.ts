@@ -20,6 +20,8 @@ const FailureSchema = z.object({
 const ResultSchema = z.object({
   id: z.string(),
   section: z.string(),
+  // Reports from before clause ids cite none.
+  clauses: z.array(z.string()).default([]),
   level: z.enum(LEVELS),
   rule: z.string(),
   outcome: z.enum(["pass", "fail", "skip", "observed"]),

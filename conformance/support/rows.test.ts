@@ -72,6 +72,7 @@ describe("rule rows", () => {
     const row: RuleRow = {
       id: "example.row",
       section: "§7 Errors",
+      clause: "§7.4",
       level: "SHOULD",
       rule: "A row",
       gap: 14,
@@ -82,6 +83,7 @@ describe("rule rows", () => {
     expect(ruleCheck(row)).toMatchObject({
       id: "example.row",
       section: "§7 Errors",
+      clause: "§7.4",
       level: "SHOULD",
       rule: "A row",
       gap: 14,
@@ -93,6 +95,7 @@ describe("rule rows", () => {
     const row: RuleRow = {
       id: "example.teapot",
       section: "§7 Errors",
+      clause: "§7.4",
       level: "MUST",
       rule: "A teapot gets 418 teapot",
       requests: () => [
@@ -110,6 +113,7 @@ describe("rule rows", () => {
     const row: RuleRow = {
       id: "example.negative-price",
       section: "§8 Limits",
+      clause: "§8.1",
       level: "MUST",
       rule: "A negative unitPrice gets 400 invalid_request",
       requests: () => [

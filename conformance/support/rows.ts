@@ -1,6 +1,7 @@
 import type { Check, CheckContext, HttpExchange, HttpRequest, Level } from "../types.js";
 import { expectError, expectErrorEnvelope, expectStatus, requestLine } from "./assert.js";
 import { validContact, validProduct } from "./data.js";
+import type { ClauseRef } from "../spec/clauses.js";
 import { ENDPOINTS, LISTS, type Endpoint } from "../spec/constants.js";
 
 /**
@@ -19,6 +20,7 @@ export type Expected =
 export interface RuleRow {
   id: string;
   section: string;
+  clause: ClauseRef;
   level: Level;
   rule: string;
   gap?: number;
@@ -45,6 +47,7 @@ export function ruleCheck(row: RuleRow): Check {
   return {
     id: row.id,
     section: row.section,
+    clause: row.clause,
     level: row.level,
     rule: row.rule,
     ...(row.gap === undefined ? {} : { gap: row.gap }),

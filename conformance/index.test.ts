@@ -58,7 +58,12 @@ const readsWithFullToken = (n: number): Check => ({
         auth: ctx.tokens.get({ kind: "full" }),
       });
       if (ex.status !== 200)
-        throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status), exchange: ex });
+        throw new CheckFailure("not 200", {
+          key: `status ${ex.status}`,
+          expected: "200",
+          actual: String(ex.status),
+          exchange: ex,
+        });
     }
   },
 });
@@ -187,7 +192,11 @@ describe("runConformance", () => {
         });
         target = ex.curl;
         if (ex.status !== 200)
-          throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status) });
+          throw new CheckFailure("not 200", {
+            key: `status ${ex.status}`,
+            expected: "200",
+            actual: String(ex.status),
+          });
       },
     };
     const report = await runConformance({ catalogue: [readsContacts], seed: 5, rateLimit: 40 });

@@ -4,8 +4,8 @@ import { RequestError } from "./client.js";
 import { clauseList } from "./spec/clauses.js";
 import { SharedData } from "./support/shared.js";
 import { ManifestTokenPool } from "./tokens.js";
+import { CheckFailure, failureKey, type Observation } from "./failures.js";
 import {
-  CheckFailure,
   systemKitClock,
   type Check,
   type CheckContext,
@@ -177,11 +177,11 @@ const identity = (check: Check) => ({
 
 async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
   const { http } = shared;
-  const observations: string[] = [];
+  const observations: Observation[] = [];
   const ctx: CheckContext = {
     ...shared,
     skip,
-    observe: (observation) => void observations.push(observation),
+    observe: (key, text) => void observations.push({ key, text }),
   };
   const before = http.history().length;
   const started = performance.now();
@@ -232,6 +232,8 @@ function failureOf(
         : (http.replay?.(evidence) ?? evidence.map((ex) => ex.curl).join("\n"));
     const curl = error instanceof RequestError ? error.curl : (sequence ?? exchange?.curl);
     return {
+      key: error.key,
+      cause: error.cause,
       message: error.message,
       expected: error.expected,
       actual: error.actual,
@@ -242,6 +244,8 @@ function failureOf(
   }
   // A kit bug or an answer the check could not digest: still a result, with the request that led to it.
   return {
+    key: failureKey("stopped", errorName(error)),
+    cause: "error",
     message: `the check stopped on an error: ${errorText(error)}`,
     expected: "the check runs to its verdict",
     actual: errorText(error),
@@ -249,11 +253,21 @@ function failureOf(
   };
 }
 
-function describeError(error: unknown): string {
-  if (error instanceof CheckFailure)
-    return `${error.message} (expected ${error.expected}; got ${error.actual})`;
-  return `the check stopped on an error: ${errorText(error)}`;
+/** What a PROBE that threw observed: the failure it met, keyed as that failure is. */
+function describeError(error: unknown): Observation {
+  if (error instanceof CheckFailure) {
+    return {
+      key: failureKey("failed", error.key),
+      text: `${error.message} (expected ${error.expected}; got ${error.actual})`,
+    };
+  }
+  return {
+    key: failureKey("stopped", errorName(error)),
+    text: `the check stopped on an error: ${errorText(error)}`,
+  };
 }
+
+const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
 
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

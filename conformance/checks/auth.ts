@@ -194,6 +194,7 @@ const checks: readonly Check[] = [
           auth: { header: `${scheme} ${token.token}` },
         });
         ctx.observe(
+          `scheme ${scheme}: ${statusAndCode(ex)}`,
           `"Authorization: ${scheme} <token>" is ${ex.status === 200 ? "accepted (200)" : `refused (${verdict(ex)})`}.`,
         );
       }
@@ -216,6 +217,7 @@ const checks: readonly Check[] = [
           auth: null,
         });
         ctx.observe(
+          `?${param}=: ${statusAndCode(ex)}`,
           `A token in ?${param}= without the header is ${ex.status === 200 ? "ACCEPTED (200)" : `refused (${statusAndCode(ex)})`}.`,
         );
       }
@@ -264,7 +266,10 @@ const checks: readonly Check[] = [
           request: { method: "POST", path: LISTS.contacts.path, auth: lacking, json: {} },
         });
       }
-      for (const c of cases) ctx.observe(`${c.what}: ${verdict(await ctx.http.send(c.request))}.`);
+      for (const c of cases) {
+        const ex = await ctx.http.send(c.request);
+        ctx.observe(`${c.what}: ${statusAndCode(ex)}`, `${c.what}: ${verdict(ex)}.`);
+      }
     },
   },
 ];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clauseById, clauseList, SECTION, SECTION_ORDER, SECTIONS } from "../spec/clauses.js";
+import { FOUNDATION_RULES, FOUNDATIONS } from "../failures.js";
 import { LEVELS } from "../types.js";
 import { catalogue } from "./index.js";
 
@@ -55,6 +56,14 @@ describe("the check catalogue", () => {
         clauseList(c.clause).some((id) => clauseById(id)?.section === number),
         c.id,
       ).toBe(true);
+    }
+  });
+
+  it("names, for every foundation rule the assertions judge, checks of the catalogue that judge it alone", () => {
+    const levels = new Map(catalogue.map((c) => [c.id, c.level]));
+    for (const rule of FOUNDATION_RULES) {
+      for (const id of FOUNDATIONS[rule].checks)
+        expect(["MUST", "SHOULD"], `${rule}: ${id}`).toContain(levels.get(id));
     }
   });
 

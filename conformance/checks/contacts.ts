@@ -1,3 +1,4 @@
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectDataObject,
@@ -6,6 +7,7 @@ import {
   fail,
   is2xx,
   outcome,
+  isEnvelopeProblem,
   readErrorEnvelope,
   snippet,
   type JsonObject,
@@ -30,7 +32,12 @@ import {
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
 import type { AstralExperiment, ContactBlankExperiment, ListedContact } from "../support/shared.js";
-import { contactCreationProblems, listedContactProblems } from "../support/shapes.js";
+import {
+  contactCreationProblems,
+  listedContactProblems,
+  problemsKey,
+  problemsText,
+} from "../support/shapes.js";
 import { LISTS, MAX } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
@@ -59,14 +66,21 @@ function listedItem(ctx: CheckContext, variant: ContactVariant): Promise<ListedC
  * answer echoes name and phone (spec-gaps #5), and the list shows every field as sent; a failure
  * replays the creation and the read.
  */
-async function expectKeptIntact(ctx: CheckContext, body: JsonObject, what: string): Promise<void> {
+async function expectKeptIntact(
+  ctx: CheckContext,
+  body: JsonObject,
+  what: string,
+  /** What `what` names, without the run's values: the failure's key. */
+  kind: string,
+): Promise<void> {
   const created = await postContact(ctx, body);
   expectStatus(created, 201, `${what} must be accepted (§8)`);
   const answered = contactCreationProblems(body, expectDataObject(created));
   if (answered.length > 0) {
     fail(`${what}: the creation answer does not echo what was sent`, {
+      key: failureKey(kind, "creation answer", problemsKey(answered)),
       expected: "name and phone (and any field answered) as sent",
-      actual: answered.join("; "),
+      actual: problemsText(answered),
       exchange: created,
     });
   }
@@ -81,8 +95,9 @@ async function expectKeptIntact(ctx: CheckContext, body: JsonObject, what: strin
   const listed = listedContactProblems(body, item);
   if (listed.length > 0) {
     fail(`${what}: accepted, but not kept intact (§8)`, {
+      key: failureKey(kind, "listed", problemsKey(listed)),
       expected: "every field read back as sent",
-      actual: listed.map((p) => snippet(p, 300)).join("; "),
+      actual: listed.map((p) => snippet(p.text, 300)).join("; "),
       exchange,
       evidence: [created, exchange],
     });
@@ -164,8 +179,9 @@ export const contactChecks: readonly Check[] = [
         const problems = contactCreationProblems(body, expectDataObject(exchange, rule));
         if (problems.length > 0) {
           fail(rule, {
+            key: failureKey(`${variant} contact`, problemsKey(problems)),
             expected: "id, type, name, createdAt, and email/phone as sent",
-            actual: problems.join("; "),
+            actual: problemsText(problems),
             exchange,
           });
         }
@@ -186,8 +202,9 @@ export const contactChecks: readonly Check[] = [
         const problems = listedContactProblems(sent, item);
         if (problems.length > 0) {
           fail(`The ${variant} contact is listed otherwise than it was sent`, {
+            key: failureKey(`${variant} contact`, problemsKey(problems)),
             expected: "every field as sent, the others as §2 describes them",
-            actual: problems.join("; "),
+            actual: problemsText(problems),
             exchange,
             evidence: [created, exchange],
           });
@@ -207,6 +224,7 @@ export const contactChecks: readonly Check[] = [
       const { item, exchange } = await listedItem(ctx, "full");
       if (item.updatedAt !== item.createdAt) {
         fail("A contact just created has an updatedAt other than its createdAt", {
+          key: "updatedAt is not createdAt",
           expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
           actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
           exchange,
@@ -232,6 +250,7 @@ export const contactChecks: readonly Check[] = [
         const keys = Object.keys(expectDataObject(exchange)).sort();
         if (JSON.stringify(keys) !== JSON.stringify(expected[variant])) {
           fail(`The ${variant} contact's creation answer has other fields`, {
+            key: failureKey(`${variant} contact`, keys.join(", ")),
             expected: expected[variant].join(", "),
             actual: keys.join(", "),
             exchange,
@@ -259,8 +278,9 @@ export const contactChecks: readonly Check[] = [
           const problems = contactCreationProblems(body, expectDataObject(ex));
           if (problems.length > 0) {
             fail("the creation answer departs from what was sent", {
+              key: failureKey("creation answer", problemsKey(problems)),
               expected: "id, type, name, createdAt, and email/phone as sent",
-              actual: problems.join("; "),
+              actual: problemsText(problems),
               exchange: ex,
             });
           }
@@ -282,6 +302,7 @@ export const contactChecks: readonly Check[] = [
         // Every single-rule break, whatever the seed: a random draw would meet each only by luck.
         examples: contactRuleBreakExamples(ctx.marker),
         show: showInvalid,
+        classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
           const ex = await ctx.http.send({ method: "POST", path: PATH, auth: token, json: body });
           expectRejected(ex, "the body must be refused");
@@ -307,7 +328,7 @@ export const contactChecks: readonly Check[] = [
       };
       const atMax: JsonObject = { type: "CLIENT" };
       for (const [f, { max, prefix, fill }] of Object.entries(fields)) atMax[f] = padTo(prefix, max, fill);
-      await expectKeptIntact(ctx, atMax, "Every field at its maximum length");
+      await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // Non-ASCII in the Basic Multilingual Plane: "é" (U+00E9) is one code point, one UTF-16 unit and
       // one grapheme, so every reading of "character" (spec-gaps #16) agrees; only a byte count differs.
       const bmpAt = padTo(`${ctx.marker} `, MAX.contactName, BMP);
@@ -315,6 +336,7 @@ export const contactChecks: readonly Check[] = [
         ctx,
         { type: "CLIENT", name: bmpAt },
         `A name of ${MAX.contactName} characters, mostly "${BMP}" (${Buffer.byteLength(bmpAt)} UTF-8 bytes)`,
+        `name of ${MAX.contactName} mostly "${BMP}"`,
       );
       expectRejected(
         await postContact(ctx, { type: "CLIENT", name: padTo(`${ctx.marker} `, MAX.contactName + 1, BMP) }),
@@ -337,15 +359,21 @@ export const contactChecks: readonly Check[] = [
         const echoed =
           dataObject(e.atMax)?.name === e.atMaxName ? "read back unchanged" : "NOT read back unchanged";
         ctx.observe(
+          `counts code points; 200 ${echoed}`,
           `A name of 200 code points (${units} UTF-16 units) is accepted and ${echoed}: the limit counts code points.`,
         );
-        ctx.observe(`A name of 201 code points, astral characters included, is ${outcome(e.overMax)}.`);
+        ctx.observe(
+          `201 code points: ${outcome(e.overMax)}`,
+          `A name of 201 code points, astral characters included, is ${outcome(e.overMax)}.`,
+        );
       } else if (e.utf16Max !== undefined && is2xx(e.utf16Max)) {
         ctx.observe(
+          `counts UTF-16 units; 200 code points: ${outcome(e.atMax)}`,
           `A name of 200 code points (${units} UTF-16 units) is ${outcome(e.atMax)}, one of 200 UTF-16 units accepted: the limit counts UTF-16 units.`,
         );
       } else {
         ctx.observe(
+          "counts bytes or something else",
           `Names of 200 code points (${units} UTF-16 units) and of 200 UTF-16 units are both refused: the limit counts bytes or something else.`,
         );
       }
@@ -380,6 +408,7 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       const e = await blankExperiment(ctx);
       ctx.observe(
+        `empty: ${outcome(e.empty)}; spaces: ${outcome(e.spaces)}`,
         `An empty contact name is ${outcome(e.empty)}; a name of three spaces is ${outcome(e.spaces)}.`,
       );
     },
@@ -427,16 +456,20 @@ export const contactChecks: readonly Check[] = [
     gap: 18,
     writes: true,
     async run(ctx) {
-      const taken: string[] = [];
-      const refused: string[] = [];
+      const taken: Array<{ what: string; shown: string }> = [];
+      const refused: Array<{ what: string; shown: string }> = [];
       for (const [email, what] of BORDERLINE_EMAILS) {
         const ex = await postContact(ctx, { type: "CLIENT", name: `${ctx.marker} email ${what}`, email });
-        (is2xx(ex) ? taken : refused).push(
-          `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
-        );
+        (is2xx(ex) ? taken : refused).push({
+          what,
+          shown: `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
+        });
       }
+      const list = (cases: ReadonlyArray<{ what: string }>): string =>
+        cases.map((c) => c.what).join(", ") || "none";
       ctx.observe(
-        `Borderline e-mails accepted: ${taken.join(", ") || "none"}; refused: ${refused.join(", ") || "none"}.`,
+        `accepted: ${list(taken)}; refused: ${list(refused)}`,
+        `Borderline e-mails accepted: ${taken.map((c) => c.shown).join(", ") || "none"}; refused: ${refused.map((c) => c.shown).join(", ") || "none"}.`,
       );
     },
   },
@@ -451,8 +484,9 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       const ex = await unknownFieldExperiment(ctx);
       const read = readErrorEnvelope(ex.json);
-      const named = typeof read !== "string" && read.details !== undefined && "emial" in read.details;
+      const named = !isEnvelopeProblem(read) && read.details !== undefined && "emial" in read.details;
       ctx.observe(
+        `emial: ${outcome(ex)}${named ? ", named in details" : ""}`,
         `A contact body with an unknown field "emial" is ${outcome(ex)}${named ? ", details naming it" : ""}.`,
       );
     },
@@ -470,6 +504,7 @@ export const contactChecks: readonly Check[] = [
       const { details } = expectRejected(ex, "A body with an unknown field must be refused");
       if (details === undefined || !("emial" in details)) {
         fail("The refusal must name the unknown field in error.details", {
+          key: "unknown field not named in details",
           expected: 'error.details with a key "emial"',
           actual: snippet(ex.text),
           exchange: ex,

@@ -1,3 +1,4 @@
+import { failureKey, routeOf } from "../failures.js";
 import type { Check } from "../types.js";
 import {
   charset,
@@ -61,6 +62,7 @@ export const envelopeChecks: readonly Check[] = [
       const data = expectDataObject(exchange);
       if (data.name !== body.name) {
         fail("A non-ASCII name must read back unchanged (§1 UTF-8)", {
+          key: "non-ASCII name changed",
           expected: JSON.stringify(body.name),
           actual: snippet(JSON.stringify(data.name) ?? "undefined"),
           exchange,
@@ -68,7 +70,13 @@ export const envelopeChecks: readonly Check[] = [
       }
       const cs = charset(exchange);
       if (cs !== undefined && cs !== "utf-8" && cs !== "utf8") {
-        fail("The response must be UTF-8 (§1)", { expected: "charset=utf-8 or none", actual: cs, exchange });
+        fail("The response must be UTF-8 (§1)", {
+          key: failureKey(`charset ${cs}`, routeOf(exchange.request)),
+          cause: "response.utf-8",
+          expected: "charset=utf-8 or none",
+          actual: cs,
+          exchange,
+        });
       }
     },
   },

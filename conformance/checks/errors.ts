@@ -1,3 +1,4 @@
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpRequest } from "../types.js";
 import {
   answer,
@@ -8,6 +9,7 @@ import {
   fail,
   is2xx,
   isRecord,
+  isEnvelopeProblem,
   readErrorEnvelope,
   statusAndCode,
 } from "../support/assert.js";
@@ -80,6 +82,12 @@ const checks: readonly Check[] = [
             fail(
               `POST ${path} is not available (§1, §4 "Not available") with a token holding ${token.scopes.join(", ")}`,
               {
+                key: failureKey(
+                  `status ${ex.status}`,
+                  `POST ${path}`,
+                  token === full ? "full token" : "invoices:write token",
+                ),
+                cause: ex.status >= 500 ? "response.no-5xx" : "rule",
                 expected: "a 4xx, or 501",
                 actual: answer(ex),
                 exchange: ex,
@@ -106,7 +114,10 @@ const checks: readonly Check[] = [
       ] as const) {
         const ex = await ctx.http.send(postContactRaw(ctx, body, headers));
         if (is2xx(ex)) {
-          ctx.observe(`A valid contact body sent with ${what} is accepted (${ex.status}).`);
+          ctx.observe(
+            `${what}: accepted (${ex.status})`,
+            `A valid contact body sent with ${what} is accepted (${ex.status}).`,
+          );
           continue;
         }
         const rule = `POST /api/v1/contacts with ${what} must be refused with 400 or 415 (§4)`;
@@ -150,12 +161,18 @@ const checks: readonly Check[] = [
         json: { type: "CLIENT" },
       });
       const read = readErrorEnvelope(ex.json);
-      if (typeof read === "string") {
-        ctx.observe(`A contact without a name gets ${ex.status} without the error envelope (${read}).`);
+      if (isEnvelopeProblem(read)) {
+        ctx.observe(
+          `${ex.status}, no error envelope: ${read.problem}`,
+          `A contact without a name gets ${ex.status} without the error envelope (${read.why}).`,
+        );
         return;
       }
       if (read.details === undefined) {
-        ctx.observe(`A contact without a name gets ${statusAndCode(ex)} without details.`);
+        ctx.observe(
+          `${statusAndCode(ex)}, no details`,
+          `A contact without a name gets ${statusAndCode(ex)} without details.`,
+        );
         return;
       }
       const values = Object.values(read.details);
@@ -166,8 +183,10 @@ const checks: readonly Check[] = [
           ? "each a message"
           : "of mixed shape";
       const nested = values.some((v) => isRecord(v)) ? ", some nested" : "";
+      const keyedBy = JSON.stringify(Object.keys(read.details));
       ctx.observe(
-        `A contact without a name gets ${statusAndCode(ex)} with details keyed by ${JSON.stringify(Object.keys(read.details))}, ${shape}${nested}.`,
+        `${statusAndCode(ex)}, details keyed by ${keyedBy}, ${shape}${nested}`,
+        `A contact without a name gets ${statusAndCode(ex)} with details keyed by ${keyedBy}, ${shape}${nested}.`,
       );
     },
   },
@@ -181,7 +200,7 @@ const checks: readonly Check[] = [
     async run(ctx) {
       for (const { what, ex } of await nearPaths(ctx)) {
         const location = ex.headers.location === undefined ? "" : ` to ${ex.headers.location}`;
-        ctx.observe(`${what}: ${statusAndCode(ex)}${location}.`);
+        ctx.observe(`${what}: ${statusAndCode(ex)}${location}`, `${what}: ${statusAndCode(ex)}${location}.`);
       }
     },
   },

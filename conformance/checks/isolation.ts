@@ -1,4 +1,5 @@
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectErrorEnvelope,
@@ -46,6 +47,7 @@ async function expectUnseen(
   const located = await locate(ctx, list, fullToken(ctx, reader), match);
   if (located.found !== undefined) {
     fail(`${what}, created by organization ${owner}, is listed to organization ${reader} (§1)`, {
+      key: failureKey(`organization ${owner}'s ${list} listed to organization ${reader}`),
       expected: `${what} absent from organization ${reader}'s ${list}`,
       actual: snippet(JSON.stringify(located.found)),
       exchange: located.exchange,
@@ -55,6 +57,7 @@ async function expectUnseen(
   expectStatus(located.exchange, 200, `GET ${list} with organization ${reader}'s token must answer 200`);
   if (!located.exhaustive) {
     ctx.observe(
+      `organization ${reader}'s ${list} not searched to their end`,
       `Organization ${reader}'s ${list} were searched for ${what} on ${located.pages} page(s), not to their end.`,
     );
   }
@@ -95,6 +98,7 @@ async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestT
   const contacts = await readWhole(ctx, "contacts", token);
   if (!contacts.complete) {
     ctx.observe(
+      `organization ${org}'s contacts not read to their end`,
       `Organization ${org}'s contacts could not be read to their end, so the contacts of its invoices and expenses were not matched.`,
     );
     return;
@@ -107,6 +111,7 @@ async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestT
     );
     if (foreign.length > 0) {
       fail(`Organization ${org}'s ${list} name contacts that are not among its own (§1)`, {
+        key: failureKey(`organization ${org}'s ${list} name another's contacts`),
         expected: `every contact.id one of organization ${org}'s ${own.size} contacts`,
         actual: foreign
           .slice(0, 5)
@@ -131,7 +136,10 @@ export const isolationChecks: readonly Check[] = [
       await expectOwnContacts(ctx, 0, first);
       const second = ctx.tokens.find({ kind: "full", org: 1 });
       if (second === undefined) {
-        ctx.observe("The manifest has no second organization: the lists were not compared.");
+        ctx.observe(
+          "no second organization",
+          "The manifest has no second organization: the lists were not compared.",
+        );
         return;
       }
       await expectOwnContacts(ctx, 1, second);
@@ -145,6 +153,7 @@ export const isolationChecks: readonly Check[] = [
         );
         if (shared.length > 0) {
           fail(`Organizations 0 and 1 are both served the same ${list} (${what}, §1)`, {
+            key: failureKey("a record served to both organizations", list, value ?? "unfiltered"),
             expected: `no record in both organizations' ${list}`,
             actual: `${shared.length} record(s) in both, e.g. ${snippet(JSON.stringify(shared[0]), 200)}`,
             exchange: theirs,
@@ -238,7 +247,10 @@ export const isolationChecks: readonly Check[] = [
       if (typeof id !== "string" || id === "") return ctx.skip("the contact creation answered no id");
       const path = `${LISTS.contacts.path}/${encodeURIComponent(id)}`;
       const own = await ctx.http.send({ method: "GET", path, auth: owner });
-      ctx.observe(`GET ${LISTS.contacts.path}/<id> by the owning organization answers ${own.status}.`);
+      ctx.observe(
+        `owner reads by id: ${own.status}`,
+        `GET ${LISTS.contacts.path}/<id> by the owning organization answers ${own.status}.`,
+      );
       const foreign = await ctx.http.send({ method: "GET", path, auth: other });
       const rule = "Another organization's contact must be reported as not found (§1)";
       expectStatus(foreign, [404, 405], rule);

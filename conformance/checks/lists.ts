@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey, type Observation } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,
@@ -14,6 +15,7 @@ import {
   type JsonObject,
 } from "../support/assert.js";
 import {
+  DECIMAL,
   invalidLimitArb,
   limitBound,
   listQueryArb,
@@ -54,6 +56,15 @@ function queryRequest(q: ListQuery, token: ManifestToken): HttpRequest {
   });
 }
 
+/** What kind of invalid limit a value is (spec-gaps #10), as a failure's key names it. */
+function limitClass(value: string | readonly string[]): string {
+  if (typeof value !== "string") return "repeated";
+  if (!DECIMAL.test(value)) return "not decimal";
+  const n = Number(value);
+  if (!Number.isInteger(n)) return "not an integer";
+  return n < 1 ? "below 1" : n > MAX.pageMax ? "above 200" : "in range";
+}
+
 /** The keys of `details` that name the parameter (`limit`, `query.limit`). */
 const detailsName = (details: JsonObject | undefined, name: string): boolean =>
   details !== undefined && Object.keys(details).some((k) => k === name || k.endsWith(`.${name}`));
@@ -79,6 +90,7 @@ export const listChecks: readonly Check[] = [
         const expected = Math.min(held, MAX.pageDefault);
         if (items.length !== expected) {
           fail(`GET ${LISTS[list].path} without limit must return the default of 50 items (§4, §8)`, {
+            key: failureKey("default page not 50", list),
             expected: `${expected} items (the list holds ${held >= MAX.pageMax ? "at least " : ""}${held})`,
             actual: `${items.length} items`,
             exchange: ex,
@@ -115,6 +127,7 @@ export const listChecks: readonly Check[] = [
         }
       }
       ctx.observe(
+        "added contacts past 50",
         `Added ${MAX.pageDefault + 1 - held} marked contacts so that the contacts list holds more than 50.`,
       );
       await checkDefault("contacts", (await count("contacts", { limit: PAGE })).items.length);
@@ -139,6 +152,10 @@ export const listChecks: readonly Check[] = [
           { list: "contacts", filter: "BOTH" },
         ],
         show: (q) => requestLine(queryRequest(q, tokenFor(q.list))),
+        classOf: (q) =>
+          [q.list, q.limit === undefined ? "" : "limit", q.filter === undefined ? "" : "filter"]
+            .filter((part) => part !== "")
+            .join(" "),
         predicate: async (q) => {
           const ex = await ctx.http.send(queryRequest(q, tokenFor(q.list)));
           const line = requestLine(ex.request);
@@ -146,6 +163,7 @@ export const listChecks: readonly Check[] = [
           const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
           if (items.length > max) {
             fail(`${line} returned more than ${max} items (§4)`, {
+              key: "more items than the limit",
               expected: `at most ${max} items`,
               actual: `${items.length} items`,
               exchange: ex,
@@ -154,6 +172,7 @@ export const listChecks: readonly Check[] = [
           const wrong = q.filter === undefined ? [] : filterProblems(q.list, q.filter, items);
           if (wrong.length > 0) {
             fail(`${line} returned items that do not match the filter (§4)`, {
+              key: "items outside the filter",
               expected: `every item ${filterExpectation(q.list, q.filter ?? "")}`,
               actual: wrong.slice(0, 5).join("; "),
               exchange: ex,
@@ -184,6 +203,7 @@ export const listChecks: readonly Check[] = [
         arb: fc.tuple(fc.constantFrom(...LIST_NAMES), invalidLimitArb),
         examples,
         show: ([list, { value }]) => requestLine(listRequest(list, tokenFor(list), { limit: value })),
+        classOf: ([, { value }]) => `limit ${limitClass(value)}`,
         predicate: async ([list, { value }]) => {
           const ex = await ctx.http.send(listRequest(list, tokenFor(list), { limit: value }));
           const rule = requestLine(ex.request);
@@ -196,6 +216,7 @@ export const listChecks: readonly Check[] = [
           const bound = limitBound(value);
           if (items.length > bound) {
             fail(`${rule} returned more items than the limit allows once clamped`, {
+              key: "more items than the clamped limit",
               expected: `400, or at most ${bound} items`,
               actual: `${items.length} items`,
               exchange: ex,
@@ -235,6 +256,7 @@ export const listChecks: readonly Check[] = [
             const items = expectList(ex, `${rule} must answer 400 or at most 200 items`);
             if (items.length > MAX.pageMax) {
               fail(`${rule} answered more than the page maximum of 200 (§4, §8)`, {
+                key: failureKey("more than 200 items", list, `limit ${limit}`),
                 expected: "400, or at most 200 items",
                 actual: `${items.length} items`,
                 exchange: ex,
@@ -266,6 +288,7 @@ export const listChecks: readonly Check[] = [
         const { details } = expectErrorEnvelope(ex, "invalid_request", rule);
         if (ex.status !== 400 || !detailsName(details, "limit")) {
           fail(rule, {
+            key: failureKey("limit not named", `limit ${limitClass(value)}`, `status ${ex.status}`),
             expected: '400 with error.details naming "limit"',
             actual: answer(ex),
             exchange: ex,
@@ -288,6 +311,7 @@ export const listChecks: readonly Check[] = [
         const wrong = filterProblems("contacts", value, items);
         if (wrong.length > 0) {
           fail(`type=${value} returned other contacts (§4)`, {
+            key: failureKey("items outside the filter", `type=${value}`),
             expected: filterExpectation("contacts", value),
             actual: wrong.slice(0, 5).join("; "),
             exchange: ex,
@@ -308,14 +332,25 @@ export const listChecks: readonly Check[] = [
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const items = itemsOf(await filtered(ctx, "contacts", value, token));
         if (items === undefined) {
-          ctx.observe(`type=${value} did not answer a list.`);
+          ctx.observe(`type=${value}: no list`, `type=${value} did not answer a list.`);
           continue;
         }
         const included = items.filter((i) => i.type === "BOTH").length;
         if (included > 0)
-          ctx.observe(`type=${value} includes BOTH contacts (${included} of ${items.length} items).`);
-        else if (both > 0) ctx.observe(`type=${value} leaves out BOTH contacts (type=BOTH lists ${both}).`);
-        else ctx.observe(`type=${value}: organization 0 has no BOTH contact, so it cannot show.`);
+          ctx.observe(
+            `type=${value} includes BOTH`,
+            `type=${value} includes BOTH contacts (${included} of ${items.length} items).`,
+          );
+        else if (both > 0)
+          ctx.observe(
+            `type=${value} leaves out BOTH`,
+            `type=${value} leaves out BOTH contacts (type=BOTH lists ${both}).`,
+          );
+        else
+          ctx.observe(
+            `type=${value}: no BOTH contact to show it`,
+            `type=${value}: organization 0 has no BOTH contact, so it cannot show.`,
+          );
       }
     },
   },
@@ -332,6 +367,7 @@ export const listChecks: readonly Check[] = [
         const wrong = filterProblems("contacts", value, expectList(ex), "exact");
         if (wrong.length > 0) {
           fail(`type=${value} returned contacts of another type`, {
+            key: failureKey("items outside the filter", `type=${value}`),
             expected: filterExpectation("contacts", value, "exact"),
             actual: wrong.slice(0, 5).join("; "),
             exchange: ex,
@@ -355,6 +391,7 @@ export const listChecks: readonly Check[] = [
           const wrong = filterProblems(list, value, items);
           if (wrong.length > 0) {
             fail(`status=${value} returned ${list} of another status (§4)`, {
+              key: failureKey("items outside the filter", list, `status=${value}`),
               expected: filterExpectation(list, value),
               actual: wrong.slice(0, 5).join("; "),
               exchange: ex,
@@ -382,7 +419,11 @@ export const listChecks: readonly Check[] = [
         const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, [param]: value }));
         const items = itemsOf(ex);
         const what = items !== undefined ? `200 with ${items.length} items` : statusAndCode(ex);
-        ctx.observe(`GET ${LISTS[list].path}?${param}=${value}: ${what}.`);
+        const kind = items === undefined ? what : items.length === 0 ? "200, empty" : "200, with items";
+        ctx.observe(
+          `${list}?${param}=${value}: ${kind}`,
+          `GET ${LISTS[list].path}?${param}=${value}: ${what}.`,
+        );
       }
     },
   },
@@ -400,6 +441,7 @@ export const listChecks: readonly Check[] = [
         const breaks = orderBreaks(expectList(ex), LISTS[list].orderField);
         if (breaks.length > 0) {
           fail(`${list} are not newest first`, {
+            key: failureKey("not newest first", list),
             expected: `${LISTS[list].orderField} never increasing down the list`,
             actual: `${breaks.length} inversion(s): ${breaks.slice(0, 3).join("; ")}`,
             exchange: ex,
@@ -422,7 +464,10 @@ export const listChecks: readonly Check[] = [
         // The probe sends the served timestamp format: §4's recipe sets before "from the date of the last result".
         const support = await beforeSupport(ctx, list, token);
         if (support.kind === "undecided") {
-          ctx.observe(`${list}: whether before is supported cannot be told: ${support.reason}.`);
+          ctx.observe(
+            `${list}: before undecided`,
+            `${list}: whether before is supported cannot be told: ${support.reason}.`,
+          );
           continue;
         }
         if (support.kind === "broken" && support.probe.status === 400) {
@@ -431,6 +476,7 @@ export const listChecks: readonly Check[] = [
           const unknown = await ctx.http.send(listRequest(list, token, { limit: PAGE, cfk_probe: "1" }));
           if (unknown.status === 400) {
             ctx.observe(
+              `${list}: before not supported, 400 like an unknown parameter`,
               `${list}: before reads as not supported: it gets 400, and so does an unknown parameter (cfk_probe=1).`,
             );
             continue;
@@ -440,6 +486,7 @@ export const listChecks: readonly Check[] = [
           fail(
             `${list}: a before earlier than every item must give an empty list (supported) or the unfiltered list (ignored)`,
             {
+              key: failureKey("before neither supported nor ignored", list, `status ${support.probe.status}`),
               expected: "an empty list, or the same items as without before",
               actual: support.reason,
               exchange: support.probe,
@@ -453,7 +500,10 @@ export const listChecks: readonly Check[] = [
         const items = itemsOf(support.plain) ?? [];
         const pivot = items[Math.floor(items.length / 2)]?.[field];
         if (typeof pivot !== "string" || Number.isNaN(Date.parse(pivot))) {
-          ctx.observe(`${list}: before is supported; no item ${field} to read before.`);
+          ctx.observe(
+            `${list}: before supported, no item to read before`,
+            `${list}: before is supported; no item ${field} to read before.`,
+          );
           continue;
         }
         const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: pivot }));
@@ -463,6 +513,7 @@ export const listChecks: readonly Check[] = [
         );
         if (notBefore.length > 0) {
           fail(`${list}: before=${pivot} returned items that are not strictly before it`, {
+            key: failureKey("items not strictly before", list),
             expected: `every ${field} < ${pivot}`,
             actual: notBefore
               .slice(0, 5)
@@ -476,12 +527,13 @@ export const listChecks: readonly Check[] = [
         );
         if (older.length > 0 && got.length === 0) {
           fail(`${list}: before=${pivot} returned nothing, though older items exist`, {
+            key: failureKey("nothing before, though older items exist", list),
             expected: "the items older than before",
             actual: "an empty list",
             exchange: ex,
           });
         }
-        ctx.observe(`${list}: before is supported.`);
+        ctx.observe(`${list}: before supported`, `${list}: before is supported.`);
       }
     },
   },
@@ -510,7 +562,8 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       const token = fullToken(ctx);
       for (const list of ["invoices", "expenses"] as const) {
-        ctx.observe(await probeHole(ctx, list, token));
+        const { key, text } = await probeHole(ctx, list, token);
+        ctx.observe(key, text);
       }
     },
   },
@@ -529,7 +582,7 @@ export const listChecks: readonly Check[] = [
       ] as const) {
         const ex = await ctx.http.send(listRequest("contacts", token, { limit: "5", [param]: value }));
         const what = ex.status === 200 ? "ignored (200)" : statusAndCode(ex);
-        ctx.observe(`GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
+        ctx.observe(`?${param}=: ${what}`, `GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
       }
     },
   },
@@ -552,7 +605,7 @@ export const listChecks: readonly Check[] = [
         predicate: (cmds) => fc.asyncModelRun(() => ({ model, real }), cmds),
       });
       const created = model.orgs.flatMap((o) => LIST_NAMES.map((l) => model.lists[o][l].created.length));
-      ctx.observe(`The sequences created ${created.reduce((a, b) => a + b, 0)} records.`);
+      ctx.observe("records created", `The sequences created ${created.reduce((a, b) => a + b, 0)} records.`);
     },
   },
 ];
@@ -576,6 +629,7 @@ async function expectIgnoredMidway(
   const newest = Math.max(...times);
   if (times.length === 0 || newest - oldest < 2) {
     ctx.observe(
+      `${list}: before ignored, unconfirmed`,
       `${list}: before is ignored (the unfiltered list comes back); no two items far enough apart to confirm.`,
     );
     return;
@@ -587,6 +641,7 @@ async function expectIgnoredMidway(
   const same = (a: readonly JsonObject[]): string => JSON.stringify(a.map((i) => i.id));
   if (got === undefined || same(got) !== same(items)) {
     fail(`${list}: before must filter strictly before the date or be ignored`, {
+      key: failureKey("before ignored early, not midway", list),
       expected: `before=${midway} (between the oldest and newest ${field}): the same ${items.length} items as without before, as the probe earlier than every item read it as ignored`,
       actual:
         got === undefined
@@ -595,7 +650,10 @@ async function expectIgnoredMidway(
       exchange: ex,
     });
   }
-  ctx.observe(`${list}: before is ignored (the unfiltered list comes back, early or midway).`);
+  ctx.observe(
+    `${list}: before ignored`,
+    `${list}: before is ignored (the unfiltered list comes back, early or midway).`,
+  );
 }
 
 /**
@@ -606,10 +664,14 @@ async function probeHole(
   ctx: CheckContext,
   list: "invoices" | "expenses",
   token: ManifestToken,
-): Promise<string> {
+): Promise<Observation> {
   const support = await beforeSupport(ctx, list, token);
-  if (support.kind !== "supported")
-    return `${list}: before is not supported (${support.kind}), so the hole cannot show.`;
+  if (support.kind !== "supported") {
+    return {
+      key: `${list}: before ${support.kind}, no hole to show`,
+      text: `${list}: before is not supported (${support.kind}), so the hole cannot show.`,
+    };
+  }
   const items = itemsOf(support.plain) ?? [];
   const whole = items.length < MAX.pageMax;
   const lastDate = items[items.length - 1]?.date;
@@ -617,8 +679,12 @@ async function probeHole(
   for (const i of items) if (typeof i.date === "string") counts.set(i.date, (counts.get(i.date) ?? 0) + 1);
   // The newest date with several items whose items the first page holds in full.
   const target = [...counts].find(([date, n]) => n >= 2 && (whole || date !== lastDate));
-  if (target === undefined)
-    return `${list}: no date holds two items on the first page, so the hole cannot show.`;
+  if (target === undefined) {
+    return {
+      key: `${list}: no date with two items`,
+      text: `${list}: no date holds two items on the first page, so the hole cannot show.`,
+    };
+  }
   const [date, count] = target;
   const limit = String(count - 1);
   const seen = new Set<unknown>();
@@ -630,7 +696,12 @@ async function probeHole(
     );
     link ??= ex.headers.link;
     const got = itemsOf(ex);
-    if (got === undefined) return `${list}: the walk stopped on a ${ex.status} answer.`;
+    if (got === undefined) {
+      return {
+        key: `${list}: walk stopped on ${ex.status}`,
+        text: `${list}: the walk stopped on a ${ex.status} answer.`,
+      };
+    }
     for (const i of got) seen.add(i.id);
     const last = got[got.length - 1]?.date;
     if (got.length < count - 1 || typeof last !== "string" || Date.parse(last) < Date.parse(date)) break;
@@ -638,7 +709,14 @@ async function probeHole(
   }
   const lost = items.filter((i) => i.date === date && !seen.has(i.id)).length;
   const linkNote = link === undefined ? "" : ` The answers carry a Link header (${link}).`;
+  const key = `${list}: ${lost > 0 ? "items lost" : "nothing lost"}${link === undefined ? "" : ", Link header"}`;
   return lost > 0
-    ? `${list}: paging with limit=${limit} and before = date of the last item lost ${lost} of the ${count} items dated ${date}.${linkNote}`
-    : `${list}: paging with limit=${limit} and before = date of the last item returned all ${count} items dated ${date}.${linkNote}`;
+    ? {
+        key,
+        text: `${list}: paging with limit=${limit} and before = date of the last item lost ${lost} of the ${count} items dated ${date}.${linkNote}`,
+      }
+    : {
+        key,
+        text: `${list}: paging with limit=${limit} and before = date of the last item returned all ${count} items dated ${date}.${linkNote}`,
+      };
 }

@@ -1,5 +1,6 @@
 import { Decimal } from "decimal.js";
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectDataObject,
@@ -40,7 +41,14 @@ import {
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
 import type { ListedProduct, PriceExperiment } from "../support/shared.js";
-import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "../support/shapes.js";
+import {
+  absentOptionals,
+  listedProductProblems,
+  PRODUCT_FIELDS,
+  problemsKey,
+  problemsText,
+  type FieldProblem,
+} from "../support/shapes.js";
 import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
 import { LISTS, MAX } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
@@ -87,8 +95,9 @@ function expectListedAsSent(
   const problems = listedProductProblems(draft, item);
   if (problems.length > 0) {
     fail(`The product ${draft.sku} is listed otherwise than it was sent`, {
+      key: failureKey("listed otherwise", problemsKey(problems)),
       expected: `the values sent (unitPrice ${draft.unitPrice} as "${expectedMoney(draft.unitPrice)}"), §4's defaults for the others`,
-      actual: problems.join("; "),
+      actual: problemsText(problems),
       exchange: ex,
       evidence: [created, ex],
     });
@@ -103,7 +112,10 @@ async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<
   const ex = await postProduct(ctx, fullToken(ctx), draft);
   if (ex.status === 400 && new Decimal(draft.unitPrice).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
     expectErrorEnvelope(ex, "invalid_request");
-    ctx.observe(`unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`);
+    ctx.observe(
+      `unitPrice from ${TOLERATED_MAXIMUM.toFixed()} refused`,
+      `unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`,
+    );
     return;
   }
   expectSuccess(ex, `POST ${PATH} with a valid body must succeed (§4)`);
@@ -113,15 +125,22 @@ async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<
 }
 
 /** §8: a product accepted at its boundaries is kept whole, as the list shows it. */
-async function expectKeptIntact(ctx: CheckContext, draft: ProductDraft, what: string): Promise<void> {
+async function expectKeptIntact(
+  ctx: CheckContext,
+  draft: ProductDraft,
+  what: string,
+  /** What `what` names, without the run's values: the failure's key. */
+  kind: string,
+): Promise<void> {
   const created = await postProduct(ctx, fullToken(ctx), draft);
   expectSuccess(created, `${what} must be accepted (§8)`);
   const { item, exchange } = await listedBySku(ctx, draft.sku, created);
   const problems = listedProductProblems(draft, item);
   if (problems.length > 0) {
     fail(`${what}: accepted, but not kept intact (§8)`, {
+      key: failureKey(kind, problemsKey(problems)),
       expected: "every field read back as sent",
-      actual: problems.map((p) => snippet(p, 300)).join("; "),
+      actual: problems.map((p) => snippet(p.text, 300)).join("; "),
       exchange,
       evidence: [created, exchange],
     });
@@ -221,6 +240,7 @@ const checks: readonly Check[] = [
       const { item, exchange } = await listedProduct(ctx, "full");
       if (item.updatedAt !== item.createdAt) {
         fail("A product just created has an updatedAt other than its createdAt", {
+          key: "updatedAt is not createdAt",
           expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
           actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
           exchange,
@@ -240,14 +260,21 @@ const checks: readonly Check[] = [
       const { draft, exchange } = await createdProduct(ctx, "full");
       expectStatus(exchange, 201);
       const data = expectDataObject(exchange);
-      const problems = [
+      const problems: FieldProblem[] = [
         ...listedProductProblems(draft, data),
-        ...absentOptionals(data, PRODUCT_FIELDS).map((f) => `${f} absent`),
+        ...absentOptionals(data, PRODUCT_FIELDS).map(
+          (f): FieldProblem => ({
+            field: f,
+            kind: "missing",
+            text: `${f} absent`,
+          }),
+        ),
       ];
       if (problems.length > 0) {
         fail("The creation answer is not the full product as sent", {
+          key: problemsKey(problems),
           expected: "every field of §2's Product, with the values sent",
-          actual: problems.join("; "),
+          actual: problemsText(problems),
           exchange,
         });
       }
@@ -298,7 +325,10 @@ const checks: readonly Check[] = [
         const ex = await postProduct(ctx, fullToken(ctx), draft);
         if (ex.status === 400 && new Decimal(text).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
           expectErrorEnvelope(ex, "invalid_request");
-          ctx.observe(`unitPrice ${text} is refused (400): the target has a maximum below it.`);
+          ctx.observe(
+            `unitPrice ${text} refused`,
+            `unitPrice ${text} is refused (400): the target has a maximum below it.`,
+          );
           continue;
         }
         expectSuccess(ex, `POST ${PATH} with unitPrice ${text} must succeed (§4)`);
@@ -338,7 +368,10 @@ const checks: readonly Check[] = [
       for (const [text, what] of cases) {
         const e = await priceExperiment(ctx, text);
         const stored = e.stored === undefined ? "" : `, reads back as ${JSON.stringify(e.stored)}`;
-        ctx.observe(`unitPrice ${text} (${what}) is ${outcome(e.ex)}${stored}.`);
+        ctx.observe(
+          `${text}: ${outcome(e.ex)}${stored}`,
+          `unitPrice ${text} (${what}) is ${outcome(e.ex)}${stored}.`,
+        );
       }
     },
   },
@@ -368,6 +401,7 @@ const checks: readonly Check[] = [
         // Every single-rule break, whatever the seed (a taxable sent as "true" included).
         examples: productRuleBreakExamples(ctx.marker, () => unique(ctx, "inv")),
         show: showInvalid,
+        classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
           expectRejected(await postJson(ctx, body, token), "the body must be refused");
         },
@@ -389,13 +423,14 @@ const checks: readonly Check[] = [
         description: padTo(`${ctx.marker} `, MAX.productDescription, "d"),
         unitPrice: "1",
       };
-      await expectKeptIntact(ctx, atMax, "Every field at its maximum length");
+      await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // "é" is one character under every reading of spec-gaps #16 (code point, UTF-16 unit, grapheme).
       const bmpName = padTo(`${ctx.marker} `, MAX.productName, "\u00E9");
       await expectKeptIntact(
         ctx,
         { sku: unique(ctx, "bmp"), name: bmpName, unitPrice: "1" },
         `A name of ${MAX.productName} characters, mostly "\u00E9" (${Buffer.byteLength(bmpName)} UTF-8 bytes)`,
+        `name of ${MAX.productName} mostly "\u00E9"`,
       );
       expectRejected(
         await postJson(ctx, {
@@ -442,7 +477,10 @@ const checks: readonly Check[] = [
       const reading = is2xx(ex)
         ? "skus are unique per organization"
         : "skus look unique across organizations";
-      ctx.observe(`Organization 1 creating organization 0's sku is ${outcome(ex)}: ${reading}.`);
+      ctx.observe(
+        `other organization's sku: ${outcome(ex)}`,
+        `Organization 1 creating organization 0's sku is ${outcome(ex)}: ${reading}.`,
+      );
     },
   },
   {
@@ -463,6 +501,7 @@ const checks: readonly Check[] = [
       });
       const reading = is2xx(ex) ? "uniqueness is case-sensitive" : "uniqueness looks case-insensitive";
       ctx.observe(
+        `upper-cased sku: ${outcome(ex)}`,
         `The sku ${draft.sku.toUpperCase()}, an existing sku upper-cased, is ${outcome(ex)}: ${reading}.`,
       );
     },
@@ -477,11 +516,8 @@ const checks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const e = await blankExperiment(ctx);
-      ctx.observe(
-        `${Object.entries(e)
-          .map(([what, ex]) => `${what} is ${outcome(ex)}`)
-          .join("; ")}.`,
-      );
+      const said = Object.entries(e).map(([what, ex]) => `${what} is ${outcome(ex)}`);
+      ctx.observe(said.join("; "), `${said.join("; ")}.`);
     },
   },
   {

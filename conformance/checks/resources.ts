@@ -1,3 +1,4 @@
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { expectList, fail, type JsonObject } from "../support/assert.js";
 import { firstPage, fullToken } from "../support/data.js";
@@ -9,6 +10,7 @@ import {
   absentOptionals,
   duplicateIds,
   fieldProblems,
+  problemsKey,
   sumProblem,
   type Fields,
 } from "../support/shapes.js";
@@ -36,10 +38,21 @@ async function pageItems(
 }
 
 /** Fails with the first problems found, counted, and the page they were found on. */
-function failWith(message: string, problems: readonly string[], expected: string, ex: HttpExchange): never {
+function failWith(
+  message: string,
+  key: string,
+  problems: readonly string[],
+  expected: string,
+  ex: HttpExchange,
+): never {
   const shown = problems.slice(0, 5).join("; ");
   const more = problems.length > 5 ? ` (and ${problems.length - 5} more)` : "";
-  fail(`${message}: ${problems.length} problem(s)`, { expected, actual: `${shown}${more}`, exchange: ex });
+  fail(`${message}: ${problems.length} problem(s)`, {
+    key,
+    expected,
+    actual: `${shown}${more}`,
+    exchange: ex,
+  });
 }
 
 const fieldsCheck = (list: ListName, what: string, clause: readonly ClauseId[]): Check => ({
@@ -52,9 +65,12 @@ const fieldsCheck = (list: ListName, what: string, clause: readonly ClauseId[]):
   async run(ctx) {
     const { ex, items } = await pageItems(ctx, list);
     if (items.length === 0) ctx.skip(`organization 0 has no ${list} to inspect`);
-    const problems = items.flatMap((item, i) => fieldProblems(item, FIELDS[list]).map((p) => `[${i}] ${p}`));
-    if (problems.length > 0)
-      failWith(`${list} depart from §2`, problems, `every ${what} as §2 describes it`, ex);
+    const found = items.map((item) => fieldProblems(item, FIELDS[list]));
+    const problems = found.flatMap((ps, i) => ps.map((p) => `[${i}] ${p.text}`));
+    if (problems.length > 0) {
+      const key = problemsKey(found.flat());
+      failWith(`${list} depart from §2`, key, problems, `every ${what} as §2 describes it`, ex);
+    }
   },
 });
 
@@ -86,9 +102,19 @@ export const resourceChecks: readonly Check[] = [
         const bad = items
           .filter((i) => typeof i.id !== "string" || i.id === "")
           .map((i) => JSON.stringify(i.id));
-        if (bad.length > 0) failWith(`${list}: ids that are not non-empty strings`, bad, "string ids", ex);
+        if (bad.length > 0) {
+          const key = failureKey("ids not non-empty strings", list);
+          failWith(`${list}: ids that are not non-empty strings`, key, bad, "string ids", ex);
+        }
         const dup = duplicateIds(items);
-        if (dup.length > 0) failWith(`${list}: ids repeated within one page`, dup, "every id once", ex);
+        if (dup.length > 0)
+          failWith(
+            `${list}: ids repeated within one page`,
+            failureKey("ids repeated", list),
+            dup,
+            "every id once",
+            ex,
+          );
       }
     },
   },
@@ -106,8 +132,10 @@ export const resourceChecks: readonly Check[] = [
       ] as const) {
         const { ex, items } = await pageItems(ctx, list);
         const problems = items.flatMap((item) => sumProblem(item, base) ?? []);
-        if (problems.length > 0)
-          failWith(`${list} whose total is not the sum`, problems, `total = ${base} + tps + tvq`, ex);
+        if (problems.length > 0) {
+          const key = failureKey("total is not the sum", list);
+          failWith(`${list} whose total is not the sum`, key, problems, `total = ${base} + tps + tvq`, ex);
+        }
       }
     },
   },
@@ -121,11 +149,12 @@ export const resourceChecks: readonly Check[] = [
     async run(ctx) {
       for (const list of LIST_NAMES) {
         const { ex, items } = await pageItems(ctx, list);
-        const problems = items.flatMap((item, i) =>
-          absentOptionals(item, FIELDS[list]).map((f) => `[${i}] ${f} absent`),
-        );
-        if (problems.length > 0)
-          failWith(`${list} leave optional fields out`, problems, "every field present", ex);
+        const absent = items.map((item) => absentOptionals(item, FIELDS[list]));
+        const problems = absent.flatMap((fields, i) => fields.map((f) => `[${i}] ${f} absent`));
+        if (problems.length > 0) {
+          const key = failureKey("absent", list, [...new Set(absent.flat())].sort().join(", "));
+          failWith(`${list} leave optional fields out`, key, problems, "every field present", ex);
+        }
       }
     },
   },

@@ -1,5 +1,14 @@
 import type { Check, CheckContext, HttpExchange } from "../types.js";
-import { answer, fail, isRecord, mediaType, readErrorEnvelope, requestLine } from "../support/assert.js";
+import { routeOf } from "../failures.js";
+import {
+  answer,
+  fail,
+  isEnvelopeProblem,
+  isRecord,
+  mediaType,
+  readErrorEnvelope,
+  requestLine,
+} from "../support/assert.js";
 import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
@@ -18,13 +27,19 @@ const bodiless = (ex: HttpExchange): boolean =>
   ex.status === 304 ||
   (ex.status >= 300 && ex.status < 400);
 
+/**
+ * An answer that broke the rule: `why` says how, with its values; `kind` says it without them. The
+ * failure's key is the offenders' kinds, not their routes: which routes a run reaches depends on the
+ * checks it ran (--grep, --read-only), the defect does not.
+ */
+interface Offender {
+  ex: HttpExchange;
+  why: string;
+  kind: string;
+}
+
 /** Fails with how many answers broke the rule, the first few named, the first one replayable. */
-function failOn(
-  ctx: CheckContext,
-  offenders: ReadonlyArray<{ ex: HttpExchange; why: string }>,
-  message: string,
-  expected: string,
-): void {
+function failOn(ctx: CheckContext, offenders: readonly Offender[], message: string, expected: string): void {
   const first = offenders[0];
   if (first === undefined) return;
   const total = ctx.http.history().length;
@@ -32,7 +47,9 @@ function failOn(
     .slice(0, 5)
     .map((o) => `${requestLine(o.ex.request)} → ${o.why}`)
     .join("; ");
+  const kinds = new Set(offenders.map((o) => o.kind));
   fail(`${message}: ${offenders.length} of the run's ${total} answers`, {
+    key: [...kinds].sort().join("; "),
     expected,
     actual: offenders.length > 5 ? `${shown}; …` : shown,
     exchange: first.ex,
@@ -56,9 +73,12 @@ export const runChecks: readonly Check[] = [
         .filter((ex) => !bodiless(ex))
         .flatMap((ex) => {
           const type = mediaType(ex);
-          if (type !== "application/json")
-            return [{ ex, why: `${ex.status} served as ${type || "(no Content-Type)"}` }];
-          if (ex.json === undefined) return [{ ex, why: `${ex.status} with a body that is not JSON` }];
+          if (type !== "application/json") {
+            const served = type || "(no Content-Type)";
+            return [{ ex, why: `${ex.status} served as ${served}`, kind: served }];
+          }
+          if (ex.json === undefined)
+            return [{ ex, why: `${ex.status} with a body that is not JSON`, kind: "body not JSON" }];
           return [];
         });
       failOn(
@@ -88,6 +108,7 @@ export const runChecks: readonly Check[] = [
                 {
                   ex,
                   why: keys === undefined ? answer(ex) : `${ex.status} with keys ${JSON.stringify(keys)}`,
+                  kind: keys === undefined ? "body not an object" : `keys ${JSON.stringify(keys.toSorted())}`,
                 },
               ];
         });
@@ -107,10 +128,16 @@ export const runChecks: readonly Check[] = [
         .filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400)
         .flatMap((ex) => {
           const read = readErrorEnvelope(ex.json);
-          if (typeof read === "string") return [{ ex, why: `${ex.status}: ${read}` }];
+          if (isEnvelopeProblem(read)) return [{ ex, why: `${ex.status}: ${read.why}`, kind: read.problem }];
           const code = ERROR_CODE_OF_STATUS[ex.status];
           if (code !== undefined && read.code !== code)
-            return [{ ex, why: `${ex.status} with code ${read.code}, not ${code}` }];
+            return [
+              {
+                ex,
+                why: `${ex.status} with code ${read.code}, not ${code}`,
+                kind: `code ${read.code} for ${ex.status}`,
+              },
+            ];
           return [];
         });
       failOn(
@@ -132,7 +159,8 @@ export const runChecks: readonly Check[] = [
       const offenders = ctx.http
         .history()
         .filter((ex) => ex.status >= 500 && !(ex.status === 501 && isAnnouncedPost(ex)))
-        .map((ex) => ({ ex, why: answer(ex) }));
+        // A server error is a defect of its route: two routes failing are two defects.
+        .map((ex) => ({ ex, why: answer(ex), kind: `${ex.status} on ${routeOf(ex.request)}` }));
       failOn(ctx, offenders, "Server errors during the run", "no 5xx");
     },
   },
@@ -149,11 +177,17 @@ export const runChecks: readonly Check[] = [
         .filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400)
         .flatMap((ex) => {
           const read = readErrorEnvelope(ex.json);
-          const code = typeof read === "string" ? undefined : read.code;
+          const code = isEnvelopeProblem(read) ? undefined : read.code;
           return ERROR_CODE_OF_STATUS[ex.status] === undefined ||
             code === undefined ||
             !ERROR_CODES.includes(code)
-            ? [{ ex, why: `${ex.status} ${code ?? "(no code)"}` }]
+            ? [
+                {
+                  ex,
+                  why: `${ex.status} ${code ?? "(no code)"}`,
+                  kind: `${ex.status} ${code ?? "(no code)"}`,
+                },
+              ]
             : [];
         });
       failOn(ctx, offenders, "Errors outside §7's table", ERROR_CODES.join(", "));

@@ -15,7 +15,7 @@ const checks: readonly Check[] = [
     async run(ctx) {
       for (const path of ["/api/v2/contacts", "/api/v0/contacts"]) {
         const ex = await ctx.http.send({ method: "GET", path, auth: fullToken(ctx), query: { limit: "1" } });
-        ctx.observe(`GET ${path}: ${statusAndCode(ex)}.`);
+        ctx.observe(`${path}: ${statusAndCode(ex)}`, `GET ${path}: ${statusAndCode(ex)}.`);
       }
     },
   },

@@ -130,7 +130,8 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
       out.push(
         `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${note}`,
       );
-      if (r.level !== "PROBE") for (const obs of r.observations) out.push(`        note: ${oneLine(obs)}`);
+      if (r.level !== "PROBE")
+        for (const obs of r.observations) out.push(`        note: ${oneLine(obs.text)}`);
     }
     out.push("");
   }
@@ -212,7 +213,7 @@ export function renderProbeTable(probes: readonly CheckResult[], catalogue?: rea
       r.observations.length === 0
         ? "(nothing recorded)"
         : r.observations
-            .map((o, i, all) => (i < all.length - 1 && !/[.!?]$/.test(o) ? `${o};` : o))
+            .map(({ text }, i, all) => (i < all.length - 1 && !/[.!?]$/.test(text) ? `${text};` : text))
             .join(" ");
     return `| ${cell(r.id)} | ${gap === undefined ? "" : `#${gap}`} | ${cell(r.rule)} | ${cell(did)} |`;
   });

@@ -20,6 +20,8 @@ const result = (id: string, section: string, level: Level, over: Partial<CheckRe
 });
 
 const failure = {
+  key: "more items than the limit",
+  cause: "rule" as const,
   message: "limit ignored",
   expected: "at most 5 items",
   actual: "7 items",
@@ -58,7 +60,7 @@ function sampleReport(): RunReport {
       }),
       result("query.unknown", "§4 Endpoints", "PROBE", {
         outcome: "observed",
-        observations: ["ignored `foo=1` | 200"],
+        observations: [{ key: "?foo=: 200", text: "ignored `foo=1` | 200" }],
       }),
       result("overview", "§1 What the service does", "MUST"),
     ],

@@ -1,4 +1,5 @@
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
@@ -352,6 +353,7 @@ export async function requireListed(
     return ctx.skip(`${what} is not on the pages read, and the list could not be read to its end`);
   }
   return fail(`${what}, just created, is not in the organization's list (§4)`, {
+    key: failureKey("created, not listed", LISTS[list].path),
     expected: `${what} listed`,
     actual: "no such item in the whole list",
     exchange: located.exchange,

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { CheckContext, HttpExchange } from "../types.js";
 import {
   expectList,
@@ -142,37 +143,61 @@ function createdAs(list: ListName, collection: Collection, item: JsonObject): Cr
   return typeof key === "string" ? collection.created.find((c) => c.key === key) : undefined;
 }
 
+/** How a read departs from the model: what a failure's key names, whatever the ids and values. */
+export type ReadProblemKind =
+  | "longer than the limit"
+  | "outside the filter"
+  | "not before"
+  | "another organization's"
+  | "no record of the organization"
+  | "read back otherwise"
+  | "count";
+
+export interface ReadProblem {
+  kind: ReadProblemKind;
+  text: string;
+}
+
 /** Every way a read's answer departs from the model (pure: the caller updates the model). */
-export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonObject[]): string[] {
-  const problems: string[] = [];
+export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonObject[]): ReadProblem[] {
+  const problems: ReadProblem[] = [];
+  const problem = (kind: ReadProblemKind, text: string): void => void problems.push({ kind, text });
   const collection = model.lists[q.org][q.list];
   const other = q.org === 0 ? 1 : 0;
   const theirs = model.orgs.includes(other) ? model.lists[other][q.list] : undefined;
   const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
   const before =
     q.before !== undefined && model.before[q.list] === "supported" ? Date.parse(q.before) : undefined;
-  if (items.length > max) problems.push(`${items.length} items, more than the ${max} asked (§4)`);
+  if (items.length > max)
+    problem("longer than the limit", `${items.length} items, more than the ${max} asked (§4)`);
   for (const item of items) {
     const id = JSON.stringify(item.id);
     if (!matches(q.list, q.filter, item, "either")) {
-      problems.push(`${id} does not match the filter ${q.filter ?? ""} (§4)`);
+      problem("outside the filter", `${id} does not match the filter ${q.filter ?? ""} (§4)`);
     }
     if (before !== undefined && !(orderTime(q.list, item) < before)) {
-      problems.push(`${id} is not strictly before ${q.before ?? ""} (spec-gaps #8)`);
+      problem("not before", `${id} is not strictly before ${q.before ?? ""} (spec-gaps #8)`);
     }
     const foreign =
       theirs !== undefined &&
       (createdAs(q.list, theirs, item) !== undefined ||
         (typeof item.id === "string" && JSON.stringify(theirs.byId.get(item.id)) === JSON.stringify(item)));
-    if (foreign) problems.push(`${id} is organization ${other}'s (§1)`);
+    if (foreign) problem("another organization's", `${id} is organization ${other}'s (§1)`);
     else if (collection.complete && typeof item.id === "string" && !collection.byId.has(item.id)) {
-      problems.push(`${id} is no record of organization ${q.org}'s ${q.list} (§1)`);
+      problem(
+        "no record of the organization",
+        `${id} is no record of organization ${q.org}'s ${q.list} (§1)`,
+      );
     }
     const mine = createdAs(q.list, collection, item);
     if (mine !== undefined) {
       const sent = mine.sent;
       const off = "sku" in sent ? listedProductProblems(sent, item) : listedContactProblems(sent, item);
-      problems.push(...off.map((p) => `${id}, created by the kit, reads back otherwise: ${snippet(p, 200)}`));
+      for (const p of off)
+        problem(
+          "read back otherwise",
+          `${id}, created by the kit, reads back otherwise: ${snippet(p.text, 200)}`,
+        );
     }
   }
   if (collection.complete) {
@@ -184,7 +209,8 @@ export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonOb
     const least = Math.min(max, strict);
     const most = Math.min(max, lenient);
     if (items.length < least || items.length > most) {
-      problems.push(
+      problem(
+        "count",
         `${items.length} items, where the organization holds ${strict === lenient ? strict : `${strict} to ${lenient}`} matching (so ${least === most ? least : `${least} to ${most}`} with limit ${max})`,
       );
     }
@@ -257,9 +283,17 @@ class ReadCommand implements fc.AsyncCommand<ListModel, Real> {
     }
     if (problems.length > 0) {
       fail(`${line} departs from what the organization holds`, {
+        key: failureKey(
+          "departs from the model",
+          q.list,
+          [...new Set(problems.map((p) => p.kind))].sort().join(", "),
+        ),
         expected:
           "only the organization's own records, matching the query, as many as it holds (at most the limit), as they were sent",
-        actual: problems.slice(0, 5).join("; "),
+        actual: problems
+          .slice(0, 5)
+          .map((p) => p.text)
+          .join("; "),
         exchange: ex,
       });
     }

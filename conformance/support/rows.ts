@@ -83,6 +83,7 @@ export function endpointRequest(ctx: CheckContext, e: Endpoint, auth: Auth): Htt
 export function endpointsFor(ctx: CheckContext): readonly Endpoint[] {
   if (!ctx.options.readOnly) return ENDPOINTS;
   ctx.observe(
+    "read-only: POST rows left out",
     "POST rows left out: --read-only, and a server that let the token through would create a record.",
   );
   return ENDPOINTS.filter((e) => e.method === "GET");

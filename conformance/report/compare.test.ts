@@ -163,15 +163,15 @@ describe("reading reports", () => {
   });
 
   it("reads a report written before keys: an observation is its own key, a failure's message its key", () => {
-    const old = JSON.parse(renderJsonReport(other)) as { results: Array<Record<string, unknown>> };
-    for (const r of old.results) {
-      delete r.clauses;
-      r.observations = (r.observations as Array<{ text: string }>).map((o) => o.text);
-      if (typeof r.failure === "object" && r.failure !== null) {
-        const { key: _key, cause: _cause, ...rest } = r.failure as Record<string, unknown>;
-        r.failure = rest;
-      }
-    }
+    // The report as written before clauses, keys and causes.
+    const old = {
+      ...other,
+      results: other.results.map(({ clauses: _clauses, observations, failure, ...r }) => {
+        if (failure === undefined) return { ...r, observations: observations.map((o) => o.text) };
+        const { key: _key, cause: _cause, ...rest } = failure;
+        return { ...r, observations: observations.map((o) => o.text), failure: rest };
+      }),
+    };
     const read = parseReport(old, "old.json");
     expect(read.results[1]?.observations).toEqual([
       {

@@ -47,7 +47,8 @@ export interface Check {
   writes?: boolean | "if-needed";
   /**
    * "final": runs after every other check, in catalogue order: checks that exhaust the rate limit (the
-   * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`).
+   * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`). The kit's own
+   * catalogue sets it in one place, checks/index.ts.
    */
   phase?: "final";
   /** Opt-in only (slow): run when --grep names it or --slow is given. */

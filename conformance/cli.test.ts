@@ -31,6 +31,7 @@ afterAll(async () => {
 const listsContacts: Check = {
   id: "contacts.list",
   section: "§4 Endpoints",
+  clause: "§4.5",
   level: "MUST",
   rule: "GET /api/v1/contacts answers 200",
   async run(ctx) {
@@ -40,17 +41,27 @@ const listsContacts: Check = {
       auth: ctx.tokens.get({ kind: "full" }),
     });
     if (ex.status !== 200)
-      throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status), exchange: ex });
+      throw new CheckFailure("not 200", {
+        key: `status ${ex.status}`,
+        expected: "200",
+        actual: String(ex.status),
+        exchange: ex,
+      });
   },
 };
 
 const strictOnly: Check = {
   id: "contacts.order",
   section: "§4 Endpoints",
+  clause: "§4.5",
   level: "SHOULD",
   rule: "newest first",
   async run() {
-    throw new CheckFailure("oldest first", { expected: "newest first", actual: "oldest first" });
+    throw new CheckFailure("oldest first", {
+      key: "oldest first",
+      expected: "newest first",
+      actual: "oldest first",
+    });
   },
 };
 
@@ -135,7 +146,7 @@ describe("conformance CLI", () => {
     const r = await cli(["--list"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^§4 Endpoints\n {2}contacts\.list +MUST +GET \/api\/v1\/contacts answers 200\n/,
+      /^§4 Endpoints\n {2}contacts\.list +MUST +GET \/api\/v1\/contacts answers 200 {2}\[§4\.5\]\n/,
     );
     expect(r.stdout).toContain("contacts.order  SHOULD");
     expect(r.stderr).toBe("");

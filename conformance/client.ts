@@ -1,5 +1,6 @@
 import type { RequestPacer } from "./pacer.js";
-import { CheckFailure, type HttpClient, type HttpExchange, type HttpRequest } from "./types.js";
+import { CheckFailure, failureKey, routeOf } from "./failures.js";
+import type { HttpClient, HttpExchange, HttpRequest } from "./types.js";
 
 /**
  * The kit's transport: Node's global fetch, paced by one Pacer for the whole run, every exchange
@@ -32,8 +33,21 @@ export class RequestError extends CheckFailure {
   readonly curl: string;
   readonly kind: "timeout" | "network";
 
-  constructor(kind: "timeout" | "network", reason: string, method: string, url: string, curl: string) {
-    super(`${method} ${url}: ${reason}`, { expected: "an HTTP answer", actual: reason });
+  /** `route`: the request as a key names it (routeOf), never the URL, which may carry the run's marker. */
+  constructor(
+    kind: "timeout" | "network",
+    reason: string,
+    method: string,
+    url: string,
+    curl: string,
+    route: string = routeOf({ method, path: new URL(url).pathname }),
+  ) {
+    super(`${method} ${url}: ${reason}`, {
+      key: failureKey(`no answer (${kind})`, route),
+      cause: "response.answered",
+      expected: "an HTTP answer",
+      actual: reason,
+    });
     this.name = "RequestError";
     this.kind = kind;
     this.curl = curl;
@@ -157,7 +171,14 @@ export class FetchHttpClient implements HttpClient {
     } catch (error) {
       const timedOut = error instanceof Error && error.name === "TimeoutError";
       const reason = timedOut ? `no answer within ${this.#timeoutMs} ms` : describeNetworkError(error);
-      throw new RequestError(timedOut ? "timeout" : "network", reason, prepared.method, prepared.url, curl);
+      throw new RequestError(
+        timedOut ? "timeout" : "network",
+        reason,
+        prepared.method,
+        prepared.url,
+        curl,
+        routeOf(request),
+      );
     }
     const headers: Record<string, string> = {};
     response.headers.forEach((value, name) => {

@@ -20,6 +20,7 @@ afterAll(async () => {
 const noop: Check = {
   id: "noop",
   section: "§1 What the service does",
+  clause: "§1.5",
   level: "MUST",
   rule: "r",
   run: async () => {},
@@ -46,6 +47,7 @@ function virtual(start = Date.parse("2026-11-22T09:00:00Z")) {
 const readsWithFullToken = (n: number): Check => ({
   id: "reads.full",
   section: "§4 Endpoints",
+  clause: "§4.5",
   level: "MUST",
   rule: "a full token lists contacts",
   async run(ctx) {
@@ -56,7 +58,12 @@ const readsWithFullToken = (n: number): Check => ({
         auth: ctx.tokens.get({ kind: "full" }),
       });
       if (ex.status !== 200)
-        throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status), exchange: ex });
+        throw new CheckFailure("not 200", {
+          key: `status ${ex.status}`,
+          expected: "200",
+          actual: String(ex.status),
+          exchange: ex,
+        });
     }
   },
 });
@@ -174,6 +181,7 @@ describe("runConformance", () => {
     const readsContacts: Check = {
       id: "embedded.contacts",
       section: "§4 Endpoints",
+      clause: "§4.5",
       level: "MUST",
       rule: "a full token lists contacts",
       async run(ctx) {
@@ -184,7 +192,11 @@ describe("runConformance", () => {
         });
         target = ex.curl;
         if (ex.status !== 200)
-          throw new CheckFailure("not 200", { expected: "200", actual: String(ex.status) });
+          throw new CheckFailure("not 200", {
+            key: `status ${ex.status}`,
+            expected: "200",
+            actual: String(ex.status),
+          });
       },
     };
     const report = await runConformance({ catalogue: [readsContacts], seed: 5, rateLimit: 40 });

@@ -34,6 +34,10 @@ export type {
   TokenPool,
 } from "./types.js";
 export { CheckFailure, LEVELS, systemKitClock } from "./types.js";
+export type { Cause, FoundationRule, Observation } from "./failures.js";
+export { FOUNDATIONS, FOUNDATION_RULES } from "./failures.js";
+export type { Clause, ClauseId, ClauseKind, ClauseRef } from "./spec/clauses.js";
+export { CLAUSES } from "./spec/clauses.js";
 export type { ManifestToken, RateLimitPolicy, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 export { DEFAULT_RATE_LIMIT, TokenManifestSchema } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SCOPES } from "./checks/spec.js";
+import { SCOPES } from "./spec/constants.js";
 
 /**
  * The token manifest as the kit reads it: the format of the reference's `fixtures/tokens.json` (README

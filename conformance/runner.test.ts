@@ -59,6 +59,7 @@ async function run(
 const check = (id: string, level: Level, body: Check["run"], extra: Partial<Check> = {}): Check => ({
   id,
   section: "§4 Endpoints",
+  clause: "§4.5",
   level,
   rule: `rule of ${id}`,
   run: body,
@@ -84,6 +85,8 @@ const failing = (id: string, level: Level, extra: Partial<Check> = {}): Check =>
         auth: ctx.tokens.get({ kind: "full" }),
       });
       throw new CheckFailure("the answer is a 500", {
+        key: "status 500 | GET /boom",
+        cause: "response.no-5xx",
         expected: "200",
         actual: String(ex.status),
         exchange: ex,
@@ -133,7 +136,10 @@ describe("failsRun", () => {
       expect(results.should?.outcome).toBe("fail");
       // A PROBE never fails: what went wrong is its observation.
       expect(results.probe?.outcome).toBe("observed");
-      expect(results.probe?.observations[0]).toBe("the answer is a 500 (expected 200; got 500)");
+      expect(results.probe?.observations[0]).toEqual({
+        key: "failed | status 500 | GET /boom",
+        text: "the answer is a 500 (expected 200; got 500)",
+      });
       // REFERENCE checks outside the reference profile are neither run nor listed.
       expect(results.reference === undefined).toBe(profile === "spec");
     },
@@ -164,9 +170,24 @@ describe("runChecks", () => {
       passing("after"),
     ]);
     expect(results.map((r) => r.outcome)).toEqual(["fail", "pass"]);
-    expect(results[0]?.failure?.message).toBe("the check stopped on an error: TypeError: x is undefined");
+    expect(results[0]?.failure).toMatchObject({
+      key: "stopped | TypeError",
+      cause: "error",
+      message: "the check stopped on an error: TypeError: x is undefined",
+    });
     expect(results[0]?.failure?.curl).toContain("/boom/last");
     expect(results[0]?.failsRun).toBe(true);
+  });
+
+  it("reports a failure's stable key and the rule it broke, a foundation's or the check's own", async () => {
+    const [foundation, own] = await run([
+      failing("five-hundred", "MUST"),
+      check("own", "MUST", async () => {
+        throw new CheckFailure("too many", { key: "more items than the limit", expected: "5", actual: "7" });
+      }),
+    ]);
+    expect(foundation?.failure).toMatchObject({ key: "status 500 | GET /boom", cause: "response.no-5xx" });
+    expect(own?.failure).toMatchObject({ key: "more items than the limit", cause: "rule" });
   });
 
   it("uses the check's last exchange when a CheckFailure carries none", async () => {
@@ -174,7 +195,12 @@ describe("runChecks", () => {
       check("no-exchange", "SHOULD", async (ctx) => {
         await ctx.http.send({ method: "GET", path: "/first" });
         await ctx.http.send({ method: "GET", path: "/second" });
-        throw new CheckFailure("order", { expected: "a", actual: "b", replay: "seed 1, path 0:1" });
+        throw new CheckFailure("order", {
+          key: "order",
+          expected: "a",
+          actual: "b",
+          replay: "seed 1, path 0:1",
+        });
       }),
     ]);
     expect(result?.failure?.curl).toContain("/second");
@@ -196,6 +222,7 @@ describe("runChecks", () => {
         const read = await ctx.http.send({ method: "GET", path: "/read", auth: b });
         await ctx.http.send({ method: "GET", path: "/again", auth: a });
         throw new CheckFailure("read back otherwise", {
+          key: "read back otherwise",
           expected: "0.0000",
           actual: "1.0000",
           exchange: read,
@@ -219,7 +246,11 @@ describe("runChecks", () => {
       options: options(),
     });
     expect(result?.outcome).toBe("fail");
-    expect(result?.failure?.actual).toBe("connection refused (ECONNREFUSED)");
+    expect(result?.failure).toMatchObject({
+      key: "no answer (network) | GET /api/v1/contacts",
+      cause: "response.answered",
+      actual: "connection refused (ECONNREFUSED)",
+    });
     expect(result?.failure?.curl).toContain("/api/v1/contacts");
     expect(result?.failure?.status).toBeUndefined();
   });
@@ -295,37 +326,39 @@ describe("runChecks", () => {
     expect(() => compileGrep("(")).toThrow(/--grep "\(" is not a regular expression/);
   });
 
-  it("gives every check the run's marker, options and shared cache, and counts its requests", async () => {
+  it("gives every check the run's marker, options and shared data, and counts its requests", async () => {
     const seen: string[] = [];
     const results = await run(
       [
         check("first", "MUST", async (ctx) => {
-          ctx.cache.set("created", ctx.marker);
+          ctx.shared.sequence = 41;
           await ctx.http.send({ method: "GET", path: "/a" });
           await ctx.http.send({ method: "GET", path: "/b" });
         }),
         check("second", "SHOULD", async (ctx) => {
-          seen.push(String(ctx.cache.get("created")), String(ctx.options.seed));
-          ctx.observe("a note");
+          seen.push(ctx.marker, String(ctx.shared.sequence), String(ctx.options.seed));
+          ctx.observe("note", "a note");
         }),
       ],
       { onResult: (r) => seen.push(r.id) },
     );
     expect(seen[0]).toBe("first");
     expect(seen[1]).toMatch(/^cfk-ya-[0-9a-z]{4}$/);
-    expect(seen.slice(2)).toEqual(["1234", "second"]);
+    expect(seen.slice(2)).toEqual(["41", "1234", "second"]);
     expect(results.map((r) => r.requests)).toEqual([2, 0]);
-    expect(results[1]?.observations).toEqual(["a note"]);
+    expect(results[1]?.observations).toEqual([{ key: "note", text: "a note" }]);
   });
 
   it("reports a PROBE that ends normally as observed, with what it saw", async () => {
     const [result] = await run([
-      check("p", "PROBE", async (ctx) => ctx.observe("ignores unknown parameters")),
+      check("p", "PROBE", async (ctx) =>
+        ctx.observe("unknown parameters ignored", "ignores unknown parameters"),
+      ),
     ]);
     expect(result).toMatchObject({
       outcome: "observed",
       failsRun: false,
-      observations: ["ignores unknown parameters"],
+      observations: [{ key: "unknown parameters ignored", text: "ignores unknown parameters" }],
     });
   });
 });

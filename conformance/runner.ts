@@ -1,9 +1,11 @@
 import { randomInt } from "node:crypto";
 import type { TokenManifest } from "./manifest-schema.js";
 import { RequestError } from "./client.js";
+import { clauseList } from "./spec/clauses.js";
+import { SharedData } from "./support/shared.js";
 import { ManifestTokenPool } from "./tokens.js";
+import { CheckFailure, failureKey, type Observation } from "./failures.js";
 import {
-  CheckFailure,
   systemKitClock,
   type Check,
   type CheckContext,
@@ -133,7 +135,7 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
     tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
-    cache: new Map<string, unknown>(),
+    shared: new SharedData(),
     clock,
   };
   const results: CheckResult[] = [];
@@ -168,17 +170,18 @@ type Shared = Omit<CheckContext, "skip" | "observe">;
 const identity = (check: Check) => ({
   id: check.id,
   section: check.section,
+  clauses: [...clauseList(check.clause)],
   level: check.level,
   rule: check.rule,
 });
 
 async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
   const { http } = shared;
-  const observations: string[] = [];
+  const observations: Observation[] = [];
   const ctx: CheckContext = {
     ...shared,
     skip,
-    observe: (observation) => void observations.push(observation),
+    observe: (key, text) => void observations.push({ key, text }),
   };
   const before = http.history().length;
   const started = performance.now();
@@ -229,6 +232,8 @@ function failureOf(
         : (http.replay?.(evidence) ?? evidence.map((ex) => ex.curl).join("\n"));
     const curl = error instanceof RequestError ? error.curl : (sequence ?? exchange?.curl);
     return {
+      key: error.key,
+      cause: error.cause,
       message: error.message,
       expected: error.expected,
       actual: error.actual,
@@ -239,6 +244,8 @@ function failureOf(
   }
   // A kit bug or an answer the check could not digest: still a result, with the request that led to it.
   return {
+    key: failureKey("stopped", errorName(error)),
+    cause: "error",
     message: `the check stopped on an error: ${errorText(error)}`,
     expected: "the check runs to its verdict",
     actual: errorText(error),
@@ -246,11 +253,21 @@ function failureOf(
   };
 }
 
-function describeError(error: unknown): string {
-  if (error instanceof CheckFailure)
-    return `${error.message} (expected ${error.expected}; got ${error.actual})`;
-  return `the check stopped on an error: ${errorText(error)}`;
+/** What a PROBE that threw observed: the failure it met, keyed as that failure is. */
+function describeError(error: unknown): Observation {
+  if (error instanceof CheckFailure) {
+    return {
+      key: failureKey("failed", error.key),
+      text: `${error.message} (expected ${error.expected}; got ${error.actual})`,
+    };
+  }
+  return {
+    key: failureKey("stopped", errorName(error)),
+    text: `the check stopped on an error: ${errorText(error)}`,
+  };
 }
+
+const errorName = (error: unknown): string => (error instanceof Error ? error.name : typeof error);
 
 function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,4 +1,7 @@
+import type { Cause, Observation } from "./failures.js";
 import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
+import type { ClauseRef } from "./spec/clauses.js";
+import type { SharedData } from "./support/shared.js";
 
 /**
  * The contract between the kit's runner and its catalogue of checks. A check states one rule of the
@@ -30,6 +33,8 @@ export interface Check {
   id: string;
   /** The spec section it enforces, as cited in the spec: "§4 Endpoints", "§7 Errors". */
   section: string;
+  /** The clauses it holds a target to (or probes), by id (spec/clauses.ts): "§5.6", or a list. */
+  clause: ClauseRef;
   level: Level;
   /** One line: the rule, as a reader of the report needs it. */
   rule: string;
@@ -42,7 +47,8 @@ export interface Check {
   writes?: boolean | "if-needed";
   /**
    * "final": runs after every other check, in catalogue order: checks that exhaust the rate limit (the
-   * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`).
+   * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`). The kit's own
+   * catalogue sets it in one place, checks/index.ts.
    */
   phase?: "final";
   /** Opt-in only (slow): run when --grep names it or --slow is given. */
@@ -139,45 +145,16 @@ export interface CheckContext {
   marker: string;
   /** Ends the check as skipped, with the reason in the report. */
   skip(reason: string): never;
-  /** Records what the target did (PROBE observations; also allowed on other levels as notes). */
-  observe(observation: string): void;
-  /** Shared state between checks of one run (e.g. records created once and read by several checks). */
-  cache: Map<string, unknown>;
+  /**
+   * Records what the target did (PROBE observations; also allowed on other levels as notes): `key`
+   * names it without the run's own values (the marker, ids, counts, times), so that two targets that
+   * did the same thing say it with the same key; `text` says it to a reader.
+   */
+  observe(key: string, text: string): void;
+  /** What the checks of one run share (records created once and read by several checks), typed field by field. */
+  shared: SharedData;
   /** The run's clock: checks that wait (Retry-After) or time a burst read it, never the process clock. */
   clock: KitClock;
-}
-
-/** Thrown by a check (through the assertion helpers) to fail it with a readable account. */
-export class CheckFailure extends Error {
-  readonly expected: string;
-  readonly actual: string;
-  readonly exchange: HttpExchange | undefined;
-  /** For property checks: the seed and path that replay the shrunk counterexample. */
-  readonly replay: string | undefined;
-  /**
-   * The exchanges that reproduce the failure, in order (the POST that created a record, then the GET
-   * that read it back): the report replays them all. Default: `exchange` alone.
-   */
-  readonly evidence: readonly HttpExchange[] | undefined;
-
-  constructor(
-    message: string,
-    init: {
-      expected: string;
-      actual: string;
-      exchange?: HttpExchange;
-      replay?: string;
-      evidence?: readonly HttpExchange[];
-    },
-  ) {
-    super(message);
-    this.name = "CheckFailure";
-    this.expected = init.expected;
-    this.actual = init.actual;
-    this.exchange = init.exchange;
-    this.replay = init.replay;
-    this.evidence = init.evidence;
-  }
 }
 
 export type Outcome = "pass" | "fail" | "skip" | "observed";
@@ -185,6 +162,8 @@ export type Outcome = "pass" | "fail" | "skip" | "observed";
 export interface CheckResult {
   id: string;
   section: string;
+  /** The clauses the check cites (spec/clauses.ts ids). */
+  clauses: string[];
   level: Level;
   rule: string;
   outcome: Outcome;
@@ -193,8 +172,12 @@ export interface CheckResult {
   durationMs: number;
   requests: number;
   skipReason?: string;
-  observations: string[];
+  observations: Observation[];
   failure?: {
+    /** The defect, stably (CheckFailure.key): what a baseline matches, with the check's id. */
+    key: string;
+    /** Which rule broke: a foundation rule of failures.ts, the check's own ("rule"), or none ("error"). */
+    cause: Cause;
     message: string;
     expected: string;
     actual: string;
@@ -223,3 +206,5 @@ export interface RunReport {
   };
   results: CheckResult[];
 }
+
+export { CheckFailure, type Cause, type Observation } from "./failures.js";

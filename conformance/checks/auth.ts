@@ -1,10 +1,19 @@
 import type { ManifestToken } from "../manifest-schema.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
-import { expectError, expectStatus, expectSuccess, statusAndCode } from "./assert.js";
-import { fullToken, usableTokens } from "./data.js";
-import { nearMisses } from "./near-miss.js";
-import { endpointRequest, endpointsFor } from "./rules.js";
-import { ENDPOINTS, LISTS, SECTION } from "./spec.js";
+import { expectError, expectStatus, expectSuccess, statusAndCode } from "../support/assert.js";
+import { fullToken, usableTokens } from "../support/data.js";
+import { nearMisses } from "../support/near-miss.js";
+import {
+  endpointRequest,
+  endpointsFor,
+  FORBIDDEN,
+  onEveryEndpoint,
+  ruleCheck,
+  UNAUTHORIZED,
+  type RuleRow,
+} from "../support/rows.js";
+import { ENDPOINTS, LISTS } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
  * §3 and §5: token states, scopes and the plan rule, on every endpoint of §4. POST rows send a body
@@ -60,10 +69,11 @@ function verdict(ex: HttpExchange): string {
   return `${statusAndCode(ex)}${winner[ex.status] === undefined ? "" : ` (${winner[ex.status]})`}`;
 }
 
-export const authChecks: readonly Check[] = [
+const checks: readonly Check[] = [
   {
     id: "auth.invalid-token",
     section: SECTION.auth,
+    clause: ["§5.1", "§5.6"],
     level: "MUST",
     rule: "An unknown token, a near miss of a real one (case, one character dropped, added or changed), an empty bearer and another scheme get 401 unauthorized",
     async run(ctx) {
@@ -104,6 +114,7 @@ export const authChecks: readonly Check[] = [
   {
     id: "auth.scope-matrix",
     section: SECTION.auth,
+    clause: ["§4.1", "§5.6", "§7.6"],
     level: "MUST",
     rule: "Every endpoint answers 403 forbidden to a valid token lacking its scope (endpoint × missing scope)",
     async run(ctx) {
@@ -126,6 +137,7 @@ export const authChecks: readonly Check[] = [
   {
     id: "auth.scope-grants-read",
     section: SECTION.auth,
+    clause: ["§5.4", "§5 Scopes.1", "§5 Scopes.3", "§5 Scopes.5", "§5 Scopes.7"],
     level: "MUST",
     rule: "A token with the scope named in an endpoint's row (and only it, where the manifest has one) reads that list",
     async run(ctx) {
@@ -147,6 +159,7 @@ export const authChecks: readonly Check[] = [
   {
     id: "auth.scope-grants-write",
     section: SECTION.auth,
+    clause: ["§5 Scopes.2", "§5 Scopes.4"],
     level: "MUST",
     rule: "A token with contacts:write (products:write) creates a contact (product)",
     writes: true,
@@ -167,6 +180,7 @@ export const authChecks: readonly Check[] = [
   {
     id: "auth.scheme-case",
     section: SECTION.auth,
+    clause: "§5.1",
     level: "PROBE",
     rule: "Whether the Authorization scheme is read case-insensitively (bearer, BEARER)",
     gap: 35,
@@ -180,6 +194,7 @@ export const authChecks: readonly Check[] = [
           auth: { header: `${scheme} ${token.token}` },
         });
         ctx.observe(
+          `scheme ${scheme}: ${statusAndCode(ex)}`,
           `"Authorization: ${scheme} <token>" is ${ex.status === 200 ? "accepted (200)" : `refused (${verdict(ex)})`}.`,
         );
       }
@@ -188,6 +203,7 @@ export const authChecks: readonly Check[] = [
   {
     id: "auth.query-token",
     section: SECTION.auth,
+    clause: "§5.1",
     level: "PROBE",
     rule: "Whether a token in the query string (access_token, token, api_key) is taken without the header",
     gap: 35,
@@ -201,6 +217,7 @@ export const authChecks: readonly Check[] = [
           auth: null,
         });
         ctx.observe(
+          `?${param}=: ${statusAndCode(ex)}`,
           `A token in ?${param}= without the header is ${ex.status === 200 ? "ACCEPTED (200)" : `refused (${statusAndCode(ex)})`}.`,
         );
       }
@@ -209,6 +226,7 @@ export const authChecks: readonly Check[] = [
   {
     id: "auth.precedence",
     section: SECTION.errors,
+    clause: clauseRange("§7", 4, 7),
     level: "PROBE",
     rule: "Which failure wins when a request fails several ways (token, plan, scope, payload, path)",
     gap: 26,
@@ -248,7 +266,54 @@ export const authChecks: readonly Check[] = [
           request: { method: "POST", path: LISTS.contacts.path, auth: lacking, json: {} },
         });
       }
-      for (const c of cases) ctx.observe(`${c.what}: ${verdict(await ctx.http.send(c.request))}.`);
+      for (const c of cases) {
+        const ex = await ctx.http.send(c.request);
+        ctx.observe(`${c.what}: ${statusAndCode(ex)}`, `${c.what}: ${verdict(ex)}.`);
+      }
     },
   },
 ];
+
+/** The token states of §3 and §5 as rows: the same answer expected on every endpoint. */
+const rows: readonly RuleRow[] = [
+  {
+    id: "auth.revoked-token",
+    section: SECTION.states,
+    clause: ["§3 Token status.1", "§5.5", "§5.6"],
+    level: "MUST",
+    rule: "A revoked token gets 401 unauthorized on every endpoint",
+    requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "revoked" })),
+    expect: UNAUTHORIZED,
+  },
+  {
+    id: "auth.expired-token",
+    section: SECTION.states,
+    clause: ["§3 Token status.2", "§5.6"],
+    level: "MUST",
+    rule: "An expired token gets 401 unauthorized on every endpoint",
+    gap: 27,
+    requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "expired" })),
+    expect: UNAUTHORIZED,
+  },
+  {
+    id: "auth.missing-token",
+    section: SECTION.auth,
+    clause: ["§4.1", "§5.6", "§7.5"],
+    level: "MUST",
+    rule: "A request without an Authorization header gets 401 unauthorized on every endpoint",
+    requests: onEveryEndpoint(() => null),
+    expect: UNAUTHORIZED,
+  },
+  {
+    id: "auth.plan",
+    section: SECTION.auth,
+    clause: "§7.6",
+    level: "MUST",
+    rule: "A token of an organization whose plan has no API access gets 403 forbidden on every endpoint",
+    gap: 25,
+    requests: onEveryEndpoint((ctx) => ctx.tokens.get({ kind: "no-api-plan" })),
+    expect: FORBIDDEN,
+  },
+];
+
+export const authChecks: readonly Check[] = [...checks, ...rows.map(ruleCheck)];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { clauseById, clauseList, SECTION, SECTION_ORDER, SECTIONS } from "../spec/clauses.js";
+import { FOUNDATION_RULES, FOUNDATIONS } from "../failures.js";
 import { LEVELS } from "../types.js";
 import { catalogue } from "./index.js";
-import { SECTION, SECTION_ORDER } from "./spec.js";
 
 /** spec-gaps.md rows whose kit stance is something other than "nothing". */
 const GAPS_WITH_A_STANCE = [...range(3, 27), 29, ...range(31, 36)];
@@ -34,6 +35,35 @@ describe("the check catalogue", () => {
       expect(SECTION_ORDER, c.id).toContain(c.section);
       expect(LEVELS, c.id).toContain(c.level);
       expect(c.rule.trim(), c.id).not.toBe("");
+    }
+  });
+
+  it("names, for every check, clauses that exist in the clause table", () => {
+    for (const c of catalogue) {
+      const cited = clauseList(c.clause);
+      expect(cited.length, c.id).toBeGreaterThan(0);
+      for (const id of cited) expect(clauseById(id), `${c.id} cites ${id}`).toBeDefined();
+      expect(new Set(cited).size, c.id).toBe(cited.length);
+    }
+  });
+
+  it("cites, for every check, at least one clause of the section it reports under", () => {
+    // The plan rule is only in §7's table (403 "plan insufficient"); the check reports with the token rules of §5.
+    const elsewhere = new Set(["auth.plan"]);
+    for (const c of catalogue.filter((x) => !elsewhere.has(x.id))) {
+      const number = SECTIONS.find((s) => s.name === c.section)?.number;
+      expect(
+        clauseList(c.clause).some((id) => clauseById(id)?.section === number),
+        c.id,
+      ).toBe(true);
+    }
+  });
+
+  it("names, for every foundation rule the assertions judge, checks of the catalogue that judge it alone", () => {
+    const levels = new Map(catalogue.map((c) => [c.id, c.level]));
+    for (const rule of FOUNDATION_RULES) {
+      for (const id of FOUNDATIONS[rule].checks)
+        expect(["MUST", "SHOULD"], `${rule}: ${id}`).toContain(levels.get(id));
     }
   });
 

@@ -1,3 +1,4 @@
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectDataObject,
@@ -6,10 +7,11 @@ import {
   fail,
   is2xx,
   outcome,
+  isEnvelopeProblem,
   readErrorEnvelope,
   snippet,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   CLEAR_INVALID_EMAILS,
   codePointLength,
@@ -18,20 +20,26 @@ import {
   invalidContactBodyArb,
   padTo,
   type InvalidBody,
-} from "./arbitraries.js";
+} from "../support/arbitraries.js";
 import {
   createdContact,
   dataObject,
   fullToken,
-  memo,
   requireCreated,
   requireListed,
   tokenHolding,
   type ContactVariant,
-} from "./data.js";
-import { checkProperty, writeRuns } from "./property.js";
-import { contactCreationProblems, listedContactProblems } from "./shapes.js";
-import { LISTS, MAX, SECTION } from "./spec.js";
+} from "../support/data.js";
+import { checkProperty, writeRuns } from "../support/property.js";
+import type { AstralExperiment, ContactBlankExperiment, ListedContact } from "../support/shared.js";
+import {
+  contactCreationProblems,
+  listedContactProblems,
+  problemsKey,
+  problemsText,
+} from "../support/shapes.js";
+import { LISTS, MAX } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /** POST /api/v1/contacts: §2's creation response, §4's body table, §8's lengths. */
 
@@ -41,11 +49,8 @@ const postContact = (ctx: CheckContext, json: unknown): Promise<HttpExchange> =>
   ctx.http.send({ method: "POST", path: PATH, auth: fullToken(ctx), json });
 
 /** The run's reference contact, as organization 0's list shows it; read once. */
-function listedItem(
-  ctx: CheckContext,
-  variant: ContactVariant,
-): Promise<{ item: JsonObject; sent: JsonObject; exchange: HttpExchange; created: HttpExchange }> {
-  return memo(ctx, `listed:contact:${variant}`, async () => {
+function listedItem(ctx: CheckContext, variant: ContactVariant): Promise<ListedContact> {
+  return ctx.shared.listedContacts.get(variant, async () => {
     const { body, exchange } = await createdContact(ctx, variant);
     requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
     const id = dataObject(exchange)?.id;
@@ -61,14 +66,21 @@ function listedItem(
  * answer echoes name and phone (spec-gaps #5), and the list shows every field as sent; a failure
  * replays the creation and the read.
  */
-async function expectKeptIntact(ctx: CheckContext, body: JsonObject, what: string): Promise<void> {
+async function expectKeptIntact(
+  ctx: CheckContext,
+  body: JsonObject,
+  what: string,
+  /** What `what` names, without the run's values: the failure's key. */
+  kind: string,
+): Promise<void> {
   const created = await postContact(ctx, body);
   expectStatus(created, 201, `${what} must be accepted (§8)`);
   const answered = contactCreationProblems(body, expectDataObject(created));
   if (answered.length > 0) {
     fail(`${what}: the creation answer does not echo what was sent`, {
+      key: failureKey(kind, "creation answer", problemsKey(answered)),
       expected: "name and phone (and any field answered) as sent",
-      actual: answered.join("; "),
+      actual: problemsText(answered),
       exchange: created,
     });
   }
@@ -83,8 +95,9 @@ async function expectKeptIntact(ctx: CheckContext, body: JsonObject, what: strin
   const listed = listedContactProblems(body, item);
   if (listed.length > 0) {
     fail(`${what}: accepted, but not kept intact (§8)`, {
+      key: failureKey(kind, "listed", problemsKey(listed)),
       expected: "every field read back as sent",
-      actual: listed.map((p) => snippet(p, 300)).join("; "),
+      actual: listed.map((p) => snippet(p.text, 300)).join("; "),
       exchange,
       evidence: [created, exchange],
     });
@@ -99,18 +112,8 @@ const ASTRAL = "\u{1D400}";
 /** "é" precomposed: outside ASCII, yet one code point, one UTF-16 unit and one grapheme. */
 const BMP = "\u00E9";
 
-interface AstralExperiment {
-  /** 200 code points, many astral: more than 200 UTF-16 units. */
-  atMax: HttpExchange;
-  atMaxName: string;
-  /** 201 code points, many astral. */
-  overMax: HttpExchange;
-  /** Exactly 200 UTF-16 units (fewer code points): sent only when `atMax` is refused. */
-  utf16Max?: HttpExchange;
-}
-
 function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
-  return memo(ctx, "experiment:astral", async () => {
+  return ctx.shared.astral.get(async () => {
     const prefix = `${ctx.marker} astral `;
     const atMaxName = padTo(prefix, MAX.contactName, ASTRAL);
     const atMax = await postContact(ctx, { type: "CLIENT", name: atMaxName });
@@ -130,22 +133,17 @@ function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
   });
 }
 
-interface BlankExperiment {
-  empty: HttpExchange;
-  spaces: HttpExchange;
-}
-
-function blankExperiment(ctx: CheckContext): Promise<BlankExperiment> {
+function blankExperiment(ctx: CheckContext): Promise<ContactBlankExperiment> {
   // A blank name cannot carry the marker: the address does, so that an accepted record can be found.
   const address = `${ctx.marker} blank-name probe`;
-  return memo(ctx, "experiment:contact-blank", async () => ({
+  return ctx.shared.contactBlank.get(async () => ({
     empty: await postContact(ctx, { type: "CLIENT", name: "", address }),
     spaces: await postContact(ctx, { type: "CLIENT", name: "   ", address }),
   }));
 }
 
 const unknownFieldExperiment = (ctx: CheckContext): Promise<HttpExchange> =>
-  memo(ctx, "experiment:contact-unknown-field", () =>
+  ctx.shared.contactUnknownField.get(() =>
     postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
   );
 
@@ -168,6 +166,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.create-response",
     section: SECTION.resources,
+    clause: ["§2 Contact.11", "§4.6"],
     level: "MUST",
     rule: "A contact creation answers 201 with id, type, name, createdAt, and email and phone as sent",
     gap: 5,
@@ -180,8 +179,9 @@ export const contactChecks: readonly Check[] = [
         const problems = contactCreationProblems(body, expectDataObject(exchange, rule));
         if (problems.length > 0) {
           fail(rule, {
+            key: failureKey(`${variant} contact`, problemsKey(problems)),
             expected: "id, type, name, createdAt, and email/phone as sent",
-            actual: problems.join("; "),
+            actual: problemsText(problems),
             exchange,
           });
         }
@@ -191,6 +191,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.created-listed",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§4.6"],
     level: "MUST",
     rule: "A created contact is then listed with every field as sent",
     gap: 4,
@@ -201,8 +202,9 @@ export const contactChecks: readonly Check[] = [
         const problems = listedContactProblems(sent, item);
         if (problems.length > 0) {
           fail(`The ${variant} contact is listed otherwise than it was sent`, {
+            key: failureKey(`${variant} contact`, problemsKey(problems)),
             expected: "every field as sent, the others as §2 describes them",
-            actual: problems.join("; "),
+            actual: problemsText(problems),
             exchange,
             evidence: [created, exchange],
           });
@@ -213,6 +215,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.updated-at",
     section: SECTION.resources,
+    clause: ["§2 Contact.9", "§2 Contact.10"],
     level: "SHOULD",
     rule: "A contact never modified has updatedAt equal to createdAt",
     gap: 29,
@@ -221,6 +224,7 @@ export const contactChecks: readonly Check[] = [
       const { item, exchange } = await listedItem(ctx, "full");
       if (item.updatedAt !== item.createdAt) {
         fail("A contact just created has an updatedAt other than its createdAt", {
+          key: "updatedAt is not createdAt",
           expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
           actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
           exchange,
@@ -231,6 +235,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-response",
     section: SECTION.resources,
+    clause: "§2 Contact.11",
     level: "REFERENCE",
     rule: "A contact creation answers exactly id, type, name, email, phone, createdAt; email and phone only when sent",
     gap: 5,
@@ -245,6 +250,7 @@ export const contactChecks: readonly Check[] = [
         const keys = Object.keys(expectDataObject(exchange)).sort();
         if (JSON.stringify(keys) !== JSON.stringify(expected[variant])) {
           fail(`The ${variant} contact's creation answer has other fields`, {
+            key: failureKey(`${variant} contact`, keys.join(", ")),
             expected: expected[variant].join(", "),
             actual: keys.join(", "),
             exchange,
@@ -256,6 +262,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.valid-bodies",
     section: SECTION.endpoints,
+    clause: ["§4.6", ...clauseRange("§4 Contacts body", 1, 7)],
     level: "MUST",
     rule: "Any valid contact body is created: 201, with id, type, name, createdAt, and email and phone as sent",
     gap: 5,
@@ -271,8 +278,9 @@ export const contactChecks: readonly Check[] = [
           const problems = contactCreationProblems(body, expectDataObject(ex));
           if (problems.length > 0) {
             fail("the creation answer departs from what was sent", {
+              key: failureKey("creation answer", problemsKey(problems)),
               expected: "id, type, name, createdAt, and email/phone as sent",
-              actual: problems.join("; "),
+              actual: problemsText(problems),
               exchange: ex,
             });
           }
@@ -283,6 +291,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.invalid-bodies",
     section: SECTION.endpoints,
+    clause: [...clauseRange("§4 Contacts body", 1, 7), "§7.4", "§8.3", "§8.4", "§8.5"],
     level: "MUST",
     rule: "Every contact body breaking one rule of §4 (required, type, enum, length, e-mail; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
@@ -293,6 +302,7 @@ export const contactChecks: readonly Check[] = [
         // Every single-rule break, whatever the seed: a random draw would meet each only by luck.
         examples: contactRuleBreakExamples(ctx.marker),
         show: showInvalid,
+        classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
           const ex = await ctx.http.send({ method: "POST", path: PATH, auth: token, json: body });
           expectRejected(ex, "the body must be refused");
@@ -303,6 +313,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.length-boundaries",
     section: SECTION.limits,
+    clause: ["§8.3", "§8.4", "§8.5"],
     level: "MUST",
     rule: 'Name 200, phone 50, address 500, tax numbers 50 ASCII characters, and a name of 200 "é", are accepted and read back intact (creation answer and list); 201 "é" are refused (one ASCII character more: contacts.invalid-bodies)',
     gap: 16,
@@ -317,7 +328,7 @@ export const contactChecks: readonly Check[] = [
       };
       const atMax: JsonObject = { type: "CLIENT" };
       for (const [f, { max, prefix, fill }] of Object.entries(fields)) atMax[f] = padTo(prefix, max, fill);
-      await expectKeptIntact(ctx, atMax, "Every field at its maximum length");
+      await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // Non-ASCII in the Basic Multilingual Plane: "é" (U+00E9) is one code point, one UTF-16 unit and
       // one grapheme, so every reading of "character" (spec-gaps #16) agrees; only a byte count differs.
       const bmpAt = padTo(`${ctx.marker} `, MAX.contactName, BMP);
@@ -325,6 +336,7 @@ export const contactChecks: readonly Check[] = [
         ctx,
         { type: "CLIENT", name: bmpAt },
         `A name of ${MAX.contactName} characters, mostly "${BMP}" (${Buffer.byteLength(bmpAt)} UTF-8 bytes)`,
+        `name of ${MAX.contactName} mostly "${BMP}"`,
       );
       expectRejected(
         await postContact(ctx, { type: "CLIENT", name: padTo(`${ctx.marker} `, MAX.contactName + 1, BMP) }),
@@ -335,6 +347,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.astral-length",
     section: SECTION.limits,
+    clause: "§8.3",
     level: "PROBE",
     rule: "How the name's 200-character limit counts astral characters (code points, UTF-16 units or bytes)",
     gap: 16,
@@ -346,15 +359,21 @@ export const contactChecks: readonly Check[] = [
         const echoed =
           dataObject(e.atMax)?.name === e.atMaxName ? "read back unchanged" : "NOT read back unchanged";
         ctx.observe(
+          `counts code points; 200 ${echoed}`,
           `A name of 200 code points (${units} UTF-16 units) is accepted and ${echoed}: the limit counts code points.`,
         );
-        ctx.observe(`A name of 201 code points, astral characters included, is ${outcome(e.overMax)}.`);
+        ctx.observe(
+          `201 code points: ${outcome(e.overMax)}`,
+          `A name of 201 code points, astral characters included, is ${outcome(e.overMax)}.`,
+        );
       } else if (e.utf16Max !== undefined && is2xx(e.utf16Max)) {
         ctx.observe(
+          `counts UTF-16 units; 200 code points: ${outcome(e.atMax)}`,
           `A name of 200 code points (${units} UTF-16 units) is ${outcome(e.atMax)}, one of 200 UTF-16 units accepted: the limit counts UTF-16 units.`,
         );
       } else {
         ctx.observe(
+          "counts bytes or something else",
           `Names of 200 code points (${units} UTF-16 units) and of 200 UTF-16 units are both refused: the limit counts bytes or something else.`,
         );
       }
@@ -363,6 +382,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-astral",
     section: SECTION.limits,
+    clause: "§8.3",
     level: "REFERENCE",
     rule: "Lengths count Unicode code points: 200 astral-heavy code points pass, 201 do not",
     gap: 16,
@@ -380,6 +400,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.blank-strings",
     section: SECTION.endpoints,
+    clause: "§4 Contacts body.2",
     level: "PROBE",
     rule: "What a blank or whitespace-only contact name gets",
     gap: 17,
@@ -387,6 +408,7 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       const e = await blankExperiment(ctx);
       ctx.observe(
+        `empty: ${outcome(e.empty)}; spaces: ${outcome(e.spaces)}`,
         `An empty contact name is ${outcome(e.empty)}; a name of three spaces is ${outcome(e.spaces)}.`,
       );
     },
@@ -394,6 +416,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-blank",
     section: SECTION.endpoints,
+    clause: "§4 Contacts body.2",
     level: "REFERENCE",
     rule: "A blank or whitespace-only contact name gets 400 invalid_request",
     gap: 17,
@@ -407,6 +430,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.email-clear-cases",
     section: SECTION.resources,
+    clause: ["§2 Contact.4", "§4 Contacts body.3"],
     level: "MUST",
     rule: "a@example.com is accepted as an e-mail; not-an-email, a@, @b.c and a b@c.d get 400",
     gap: 18,
@@ -426,27 +450,33 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.email-borderline",
     section: SECTION.resources,
+    clause: ["§2 Contact.4", "§4 Contacts body.3"],
     level: "PROBE",
     rule: "Which borderline e-mail addresses are taken (quoted, IP literal, IDN, dotless, dots, long local part)",
     gap: 18,
     writes: true,
     async run(ctx) {
-      const taken: string[] = [];
-      const refused: string[] = [];
+      const taken: Array<{ what: string; shown: string }> = [];
+      const refused: Array<{ what: string; shown: string }> = [];
       for (const [email, what] of BORDERLINE_EMAILS) {
         const ex = await postContact(ctx, { type: "CLIENT", name: `${ctx.marker} email ${what}`, email });
-        (is2xx(ex) ? taken : refused).push(
-          `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
-        );
+        (is2xx(ex) ? taken : refused).push({
+          what,
+          shown: `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
+        });
       }
+      const list = (cases: ReadonlyArray<{ what: string }>): string =>
+        cases.map((c) => c.what).join(", ") || "none";
       ctx.observe(
-        `Borderline e-mails accepted: ${taken.join(", ") || "none"}; refused: ${refused.join(", ") || "none"}.`,
+        `accepted: ${list(taken)}; refused: ${list(refused)}`,
+        `Borderline e-mails accepted: ${taken.map((c) => c.shown).join(", ") || "none"}; refused: ${refused.map((c) => c.shown).join(", ") || "none"}.`,
       );
     },
   },
   {
     id: "contacts.unknown-field",
     section: SECTION.endpoints,
+    clause: "§4.6",
     level: "PROBE",
     rule: "What an unknown field in a contact body gets (emial, a typo of email)",
     gap: 12,
@@ -454,8 +484,9 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       const ex = await unknownFieldExperiment(ctx);
       const read = readErrorEnvelope(ex.json);
-      const named = typeof read !== "string" && read.details !== undefined && "emial" in read.details;
+      const named = !isEnvelopeProblem(read) && read.details !== undefined && "emial" in read.details;
       ctx.observe(
+        `emial: ${outcome(ex)}${named ? ", named in details" : ""}`,
         `A contact body with an unknown field "emial" is ${outcome(ex)}${named ? ", details naming it" : ""}.`,
       );
     },
@@ -463,6 +494,7 @@ export const contactChecks: readonly Check[] = [
   {
     id: "contacts.reference-unknown-field",
     section: SECTION.endpoints,
+    clause: "§4.6",
     level: "REFERENCE",
     rule: "An unknown field in a body gets 400 invalid_request, details naming it",
     gap: 12,
@@ -472,6 +504,7 @@ export const contactChecks: readonly Check[] = [
       const { details } = expectRejected(ex, "A body with an unknown field must be refused");
       if (details === undefined || !("emial" in details)) {
         fail("The refusal must name the unknown field in error.details", {
+          key: "unknown field not named in details",
           expected: 'error.details with a key "emial"',
           actual: snippet(ex.text),
           exchange: ex,

@@ -1,6 +1,8 @@
+import { failureKey, routeOf } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   answer,
+  expectAllowsOrigin,
   expectStatus,
   expectSuccess,
   fail,
@@ -8,9 +10,10 @@ import {
   headerList,
   is2xx,
   requestLine,
-} from "./assert.js";
-import { fullToken, listRequest, memo } from "./data.js";
-import { CORS_HEADERS, CORS_METHODS, LISTS, SECTION } from "./spec.js";
+} from "../support/assert.js";
+import { fullToken, listRequest } from "../support/data.js";
+import { CORS_HEADERS, CORS_METHODS, LISTS } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
  * §4 "CORS is supported": any origin; methods GET, POST, PUT, PATCH, DELETE, OPTIONS; headers
@@ -31,25 +34,12 @@ const preflight = (ctx: CheckContext, path: string, method: string): Promise<Htt
     },
   });
 
-function expectAllowsOrigin(ctx: CheckContext, ex: HttpExchange, rule: string): void {
-  const allowed = header(ex, "access-control-allow-origin");
-  if (allowed === "*" || allowed === origin(ctx)) return;
-  fail(`${rule}: ${requestLine(ex.request)} answered ${ex.status} without allowing the origin`, {
-    expected: `Access-Control-Allow-Origin: * (or ${origin(ctx)})`,
-    actual:
-      allowed === undefined
-        ? "no Access-Control-Allow-Origin header"
-        : `Access-Control-Allow-Origin: ${allowed}`,
-    exchange: ex,
-  });
-}
-
 /** Error answers sent from a page of another origin: what a browser script would need to read. */
-function errorAnswers(ctx: CheckContext): Promise<HttpExchange[]> {
+function errorAnswers(ctx: CheckContext): Promise<readonly HttpExchange[]> {
   const headers = { Origin: origin(ctx) };
   const noScope = ctx.tokens.find({ kind: "no-scope" });
   const full = fullToken(ctx);
-  return memo(ctx, "experiment:cors-errors", async () => [
+  return ctx.shared.corsErrors.get(async () => [
     await ctx.http.send({ ...listRequest("contacts", null), headers }),
     ...(noScope === undefined ? [] : [await ctx.http.send({ ...listRequest("contacts", noScope), headers })]),
     await ctx.http.send({ method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: full, headers }),
@@ -67,12 +57,13 @@ async function expectCorsOnErrors(ctx: CheckContext, rule: string): Promise<void
   for (const ex of await errorAnswers(ctx)) {
     if (ex.status < 400) {
       fail(`${rule}: ${requestLine(ex.request)} was expected to fail`, {
+        key: failureKey(`status ${ex.status}`, routeOf(ex.request)),
         expected: "an error status",
         actual: answer(ex),
         exchange: ex,
       });
     }
-    expectAllowsOrigin(ctx, ex, rule);
+    expectAllowsOrigin(ex, origin(ctx), rule);
   }
 }
 
@@ -80,6 +71,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.preflight",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "MUST",
     rule: "A pre-flight (OPTIONS) is answered 2xx, allowing any origin, §4's methods and the Authorization and Content-Type headers",
     gap: 22,
@@ -89,7 +81,7 @@ export const corsChecks: readonly Check[] = [
         const ex = await preflight(ctx, path, list === "contacts" || list === "products" ? "POST" : "GET");
         const rule = `The pre-flight of ${path} must allow the request (§4 CORS)`;
         expectSuccess(ex, rule);
-        expectAllowsOrigin(ctx, ex, rule);
+        expectAllowsOrigin(ex, origin(ctx), rule);
         const headers = headerList(ex, "access-control-allow-headers");
         // A wildcard does not cover Authorization (Fetch standard): it must be named.
         const missingHeaders = CORS_HEADERS.filter(
@@ -97,6 +89,7 @@ export const corsChecks: readonly Check[] = [
         );
         if (missingHeaders.length > 0) {
           fail(`${rule}: request headers not allowed`, {
+            key: failureKey("headers not allowed", missingHeaders.join(", "), path),
             expected: "Access-Control-Allow-Headers naming Authorization and Content-Type",
             actual: `Access-Control-Allow-Headers: ${header(ex, "access-control-allow-headers") ?? "(none)"}`,
             exchange: ex,
@@ -110,6 +103,7 @@ export const corsChecks: readonly Check[] = [
           const echoed = headerList(asked, "access-control-allow-methods");
           if (!(is2xx(asked) && (echoed.has(method.toLowerCase()) || echoed.has("*")))) {
             fail(`${rule}: ${method} is not allowed`, {
+              key: failureKey(`${method} not allowed`, path),
               expected: `Access-Control-Allow-Methods including ${method} (§4: ${CORS_METHODS.join(", ")})`,
               actual: `${asked.status}, Access-Control-Allow-Methods: ${header(asked, "access-control-allow-methods") ?? "(none)"}`,
               exchange: asked,
@@ -122,6 +116,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.success",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "MUST",
     rule: "Successful answers to a cross-origin request allow the origin (Access-Control-Allow-Origin)",
     gap: 22,
@@ -133,13 +128,14 @@ export const corsChecks: readonly Check[] = [
           headers: { Origin: origin(ctx) },
         });
         expectStatus(ex, 200, `GET ${LISTS[list].path} must answer 200`);
-        expectAllowsOrigin(ctx, ex, "A successful answer must be readable from any origin (§4 CORS)");
+        expectAllowsOrigin(ex, origin(ctx), "A successful answer must be readable from any origin (§4 CORS)");
       }
     },
   },
   {
     id: "cors.errors",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "SHOULD",
     rule: "Error answers (401, 403, 404, 400) to a cross-origin request allow the origin, so a browser can read why",
     gap: 22,
@@ -150,6 +146,7 @@ export const corsChecks: readonly Check[] = [
   {
     id: "cors.reference-errors",
     section: SECTION.endpoints,
+    clause: "§4.4",
     level: "REFERENCE",
     rule: "Every error answer carries the CORS headers",
     gap: 22,

@@ -1,13 +1,23 @@
+import { failureKey, routeOf } from "../failures.js";
 import type { Check } from "../types.js";
-import { charset, expectDataArray, expectDataObject, expectStatus, fail, snippet } from "./assert.js";
-import { createdContact, createdProduct, firstPage, fullToken } from "./data.js";
-import { LIST_NAMES, SECTION } from "./spec.js";
+import {
+  charset,
+  expectDataArray,
+  expectDataObject,
+  expectStatus,
+  fail,
+  snippet,
+} from "../support/assert.js";
+import { createdContact, createdProduct, firstPage, fullToken } from "../support/data.js";
+import { LIST_NAMES } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §1: the success envelope, `{ "data": ... }`, an array for a list and an object for a POST. */
 export const envelopeChecks: readonly Check[] = [
   {
     id: "envelope.list-data-array",
     section: SECTION.service,
+    clause: ["§1.6", "§1.3"],
     level: "MUST",
     rule: 'A list answers 200 with a JSON object whose one key "data" is an array',
     async run(ctx) {
@@ -23,6 +33,7 @@ export const envelopeChecks: readonly Check[] = [
   {
     id: "envelope.create-data-object",
     section: SECTION.service,
+    clause: ["§1.6", "§1.3", "§4.3"],
     level: "MUST",
     rule: 'A creation answers a JSON object whose one key "data" is an object (contacts and products)',
     gap: 6,
@@ -40,6 +51,7 @@ export const envelopeChecks: readonly Check[] = [
   {
     id: "envelope.utf-8",
     section: SECTION.service,
+    clause: "§1.5",
     level: "MUST",
     rule: "Responses are UTF-8: non-ASCII text sent comes back unchanged, and a charset, if named, is utf-8",
     gap: 32,
@@ -50,6 +62,7 @@ export const envelopeChecks: readonly Check[] = [
       const data = expectDataObject(exchange);
       if (data.name !== body.name) {
         fail("A non-ASCII name must read back unchanged (§1 UTF-8)", {
+          key: "non-ASCII name changed",
           expected: JSON.stringify(body.name),
           actual: snippet(JSON.stringify(data.name) ?? "undefined"),
           exchange,
@@ -57,7 +70,13 @@ export const envelopeChecks: readonly Check[] = [
       }
       const cs = charset(exchange);
       if (cs !== undefined && cs !== "utf-8" && cs !== "utf8") {
-        fail("The response must be UTF-8 (§1)", { expected: "charset=utf-8 or none", actual: cs, exchange });
+        fail("The response must be UTF-8 (§1)", {
+          key: failureKey(`charset ${cs}`, routeOf(exchange.request)),
+          cause: "response.utf-8",
+          expected: "charset=utf-8 or none",
+          actual: cs,
+          exchange,
+        });
       }
     },
   },

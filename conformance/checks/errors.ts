@@ -1,4 +1,5 @@
-import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import { failureKey } from "../failures.js";
+import type { Check, CheckContext, HttpRequest } from "../types.js";
 import {
   answer,
   expectErrorEnvelope,
@@ -8,11 +9,15 @@ import {
   fail,
   is2xx,
   isRecord,
+  isEnvelopeProblem,
   readErrorEnvelope,
   statusAndCode,
-} from "./assert.js";
-import { fullToken, listRequest, memo, validContact } from "./data.js";
-import { ANNOUNCED_POSTS, LISTS, SECTION } from "./spec.js";
+} from "../support/assert.js";
+import { fullToken, listRequest, validContact } from "../support/data.js";
+import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import type { NearPathAnswer } from "../support/shared.js";
+import { ANNOUNCED_POSTS, LISTS } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
 
@@ -31,9 +36,9 @@ const postContactRaw = (
 const JSON_TYPE = { "Content-Type": "application/json" };
 
 /** spec-gaps #34: what a path that is almost an endpoint gets; shared by the PROBE and the REFERENCE. */
-function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExchange }>> {
+function nearPaths(ctx: CheckContext): Promise<readonly NearPathAnswer[]> {
   const token = fullToken(ctx);
-  return memo(ctx, "experiment:near-paths", async () => {
+  return ctx.shared.nearPaths.get(async () => {
     const cases: Array<{ what: string; request: HttpRequest }> = [
       {
         what: "A trailing slash (GET /api/v1/contacts/)",
@@ -49,16 +54,17 @@ function nearPaths(ctx: CheckContext): Promise<Array<{ what: string; ex: HttpExc
       },
       { what: "HEAD /api/v1/contacts", request: { method: "HEAD", path: LISTS.contacts.path, auth: token } },
     ];
-    const out: Array<{ what: string; ex: HttpExchange }> = [];
+    const out: NearPathAnswer[] = [];
     for (const c of cases) out.push({ what: c.what, ex: await ctx.http.send(c.request) });
     return out;
   });
 }
 
-export const errorChecks: readonly Check[] = [
+const checks: readonly Check[] = [
   {
     id: "errors.announced-endpoints",
     section: SECTION.endpoints,
+    clause: ["§4 Not available.1", "§1.4", "§5 Scopes.6", "§5 Scopes.8"],
     level: "MUST",
     rule: "POST /api/v1/invoices (announced) and POST /api/v1/expenses (not available) get a 4xx or 501, never a 2xx",
     gap: 24,
@@ -76,6 +82,12 @@ export const errorChecks: readonly Check[] = [
             fail(
               `POST ${path} is not available (§1, §4 "Not available") with a token holding ${token.scopes.join(", ")}`,
               {
+                key: failureKey(
+                  `status ${ex.status}`,
+                  `POST ${path}`,
+                  token === full ? "full token" : "invoices:write token",
+                ),
+                cause: ex.status >= 500 ? "response.no-5xx" : "rule",
                 expected: "a 4xx, or 501",
                 actual: answer(ex),
                 exchange: ex,
@@ -89,6 +101,7 @@ export const errorChecks: readonly Check[] = [
   {
     id: "errors.content-type",
     section: SECTION.endpoints,
+    clause: "§4.2",
     level: "MUST",
     rule: "A POST without Content-Type: application/json gets 400 or 415 (a 2xx is reported), never anything else",
     gap: 13,
@@ -101,7 +114,10 @@ export const errorChecks: readonly Check[] = [
       ] as const) {
         const ex = await ctx.http.send(postContactRaw(ctx, body, headers));
         if (is2xx(ex)) {
-          ctx.observe(`A valid contact body sent with ${what} is accepted (${ex.status}).`);
+          ctx.observe(
+            `${what}: accepted (${ex.status})`,
+            `A valid contact body sent with ${what} is accepted (${ex.status}).`,
+          );
           continue;
         }
         const rule = `POST /api/v1/contacts with ${what} must be refused with 400 or 415 (§4)`;
@@ -113,6 +129,7 @@ export const errorChecks: readonly Check[] = [
   {
     id: "errors.body-size",
     section: SECTION.errors,
+    clause: "§7.4",
     level: "MUST",
     rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards",
     gap: 15,
@@ -132,6 +149,7 @@ export const errorChecks: readonly Check[] = [
   {
     id: "errors.details-shape",
     section: SECTION.errors,
+    clause: "§7.3",
     level: "PROBE",
     rule: "The shape of error.details on a validation error (a contact without a name)",
     gap: 36,
@@ -143,12 +161,18 @@ export const errorChecks: readonly Check[] = [
         json: { type: "CLIENT" },
       });
       const read = readErrorEnvelope(ex.json);
-      if (typeof read === "string") {
-        ctx.observe(`A contact without a name gets ${ex.status} without the error envelope (${read}).`);
+      if (isEnvelopeProblem(read)) {
+        ctx.observe(
+          `${ex.status}, no error envelope: ${read.problem}`,
+          `A contact without a name gets ${ex.status} without the error envelope (${read.why}).`,
+        );
         return;
       }
       if (read.details === undefined) {
-        ctx.observe(`A contact without a name gets ${statusAndCode(ex)} without details.`);
+        ctx.observe(
+          `${statusAndCode(ex)}, no details`,
+          `A contact without a name gets ${statusAndCode(ex)} without details.`,
+        );
         return;
       }
       const values = Object.values(read.details);
@@ -159,27 +183,31 @@ export const errorChecks: readonly Check[] = [
           ? "each a message"
           : "of mixed shape";
       const nested = values.some((v) => isRecord(v)) ? ", some nested" : "";
+      const keyedBy = JSON.stringify(Object.keys(read.details));
       ctx.observe(
-        `A contact without a name gets ${statusAndCode(ex)} with details keyed by ${JSON.stringify(Object.keys(read.details))}, ${shape}${nested}.`,
+        `${statusAndCode(ex)}, details keyed by ${keyedBy}, ${shape}${nested}`,
+        `A contact without a name gets ${statusAndCode(ex)} with details keyed by ${keyedBy}, ${shape}${nested}.`,
       );
     },
   },
   {
     id: "errors.near-paths",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§9.1"],
     level: "PROBE",
     rule: "What a trailing slash, another letter case and HEAD get",
     gap: 34,
     async run(ctx) {
       for (const { what, ex } of await nearPaths(ctx)) {
         const location = ex.headers.location === undefined ? "" : ` to ${ex.headers.location}`;
-        ctx.observe(`${what}: ${statusAndCode(ex)}${location}.`);
+        ctx.observe(`${what}: ${statusAndCode(ex)}${location}`, `${what}: ${statusAndCode(ex)}${location}.`);
       }
     },
   },
   {
     id: "errors.reference-near-paths",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§9.1"],
     level: "REFERENCE",
     rule: "Paths are exact (trailing slash and other case get 404 not_found) and HEAD gets 404",
     gap: 34,
@@ -192,3 +220,101 @@ export const errorChecks: readonly Check[] = [
     },
   },
 ];
+
+/** A malformed body to the contacts endpoint, declared as JSON. */
+const rawContact = (ctx: CheckContext, what: string, rawBody: string) => ({
+  what,
+  request: postContactRaw(ctx, rawBody, JSON_TYPE),
+});
+
+/** What has no endpoint, and bodies that are not a JSON object: one answer expected for each request. */
+const rows: readonly RuleRow[] = [
+  {
+    id: "errors.unknown-paths",
+    section: SECTION.errors,
+    clause: "§7.7",
+    level: "MUST",
+    rule: "A path that is no endpoint gets 404 not_found (or 405) in the error envelope",
+    gap: 23,
+    requests: (ctx) => [
+      {
+        what: "An unknown path",
+        request: { method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: fullToken(ctx) },
+      },
+      {
+        what: "A path below an endpoint",
+        request: { method: "GET", path: `${LISTS.contacts.path}/${ctx.marker}/deeper`, auth: fullToken(ctx) },
+      },
+      {
+        what: "A POST to an unknown path",
+        request: { method: "POST", path: `/api/v1/${ctx.marker}-nowhere`, auth: fullToken(ctx), json: {} },
+      },
+    ],
+    expect: "no endpoint",
+  },
+  {
+    id: "errors.other-methods",
+    section: SECTION.endpoints,
+    clause: "§4.4",
+    level: "MUST",
+    rule: "PUT, PATCH and DELETE, which have no endpoint, get 404 or 405 in the error envelope",
+    gap: 23,
+    requests: (ctx) => {
+      const token = fullToken(ctx);
+      const absent = `${ctx.marker}-absent`;
+      const to = (method: string, path: string): { what: string; request: HttpRequest } => ({
+        what: `${method} without an endpoint`,
+        // DELETE only on an id that does not exist: never risk a collection on a server that has one.
+        request: { method, path, auth: token, ...(method === "DELETE" ? {} : { json: {} }) },
+      });
+      return [
+        ...["PUT", "PATCH"].flatMap((m) => [to(m, LISTS.contacts.path), to(m, LISTS.products.path)]),
+        ...["PUT", "PATCH", "DELETE"].flatMap((m) => [
+          to(m, `${LISTS.contacts.path}/${absent}`),
+          to(m, `${LISTS.products.path}/${absent}`),
+        ]),
+        to("DELETE", `${LISTS.invoices.path}/${absent}`),
+        to("DELETE", `${LISTS.expenses.path}/${absent}`),
+      ];
+    },
+    expect: "no endpoint",
+  },
+  {
+    id: "errors.malformed-json",
+    section: SECTION.errors,
+    clause: ["§7.4", "§4.2"],
+    level: "MUST",
+    rule: "A POST body that is not well-formed JSON gets 400 invalid_request",
+    gap: 14,
+    requests: (ctx) => [
+      rawContact(ctx, "Truncated JSON", '{"type": "CLIENT", "name": '),
+      rawContact(ctx, "JSON with single quotes", "{'type': 'CLIENT', 'name': 'x'}"),
+      rawContact(ctx, "JSON with a trailing comma", '{"type": "CLIENT", "name": "x",}'),
+      rawContact(ctx, "An empty body", ""),
+      {
+        what: "Truncated JSON to products",
+        request: {
+          method: "POST",
+          path: LISTS.products.path,
+          auth: fullToken(ctx),
+          headers: JSON_TYPE,
+          rawBody: '{"sku": ',
+        },
+      },
+    ],
+    expect: INVALID,
+  },
+  {
+    id: "errors.non-object-json",
+    section: SECTION.errors,
+    clause: "§7.4",
+    level: "MUST",
+    rule: "A POST body that is JSON but not an object ([], a string, null, a number) gets 400 invalid_request",
+    gap: 14,
+    requests: (ctx) =>
+      ["[]", '"CLIENT"', "null", "42"].map((body) => rawContact(ctx, `The body ${body}`, body)),
+    expect: INVALID,
+  },
+];
+
+export const errorChecks: readonly Check[] = [...checks, ...rows.map(ruleCheck)];

@@ -6,39 +6,37 @@ import { envelopeChecks } from "./envelope.js";
 import { errorChecks } from "./errors.js";
 import { isolationChecks } from "./isolation.js";
 import { listChecks } from "./lists.js";
-import { modelChecks } from "./model.js";
 import { productChecks } from "./products.js";
 import { rateLimitChecks } from "./ratelimit.js";
 import { resourceChecks } from "./resources.js";
-import { ruleChecks } from "./rules.js";
 import { runChecks } from "./run.js";
-import { SECTION_ORDER } from "./spec.js";
+import { SECTION_ORDER } from "../spec/clauses.js";
 import { versioningChecks } from "./versioning.js";
 
-const all: readonly Check[] = [
+/** Every check but the final phase's; the catalogue sorts them in spec order. */
+const main: readonly Check[] = [
   ...envelopeChecks,
   ...isolationChecks,
   ...resourceChecks,
   ...authChecks,
   ...listChecks,
-  ...modelChecks,
   ...contactChecks,
   ...productChecks,
   ...corsChecks,
   ...errorChecks,
   ...versioningChecks,
-  ...ruleChecks,
-  ...rateLimitChecks,
-  ...runChecks,
 ];
+
+/**
+ * The final phase, in this order, after every other check: the rate-limit checks exhaust the limit
+ * (the burst first: ratelimit.scope and ratelimit.headers read it), then the judges of the whole run
+ * read every answer of it, the burst's included.
+ */
+const finalPhase: readonly Check[] = [...rateLimitChecks, ...runChecks].map(
+  (c): Check => ({ ...c, phase: "final" }),
+);
 
 const rank = (c: Check): number => SECTION_ORDER.indexOf(c.section);
 
-/**
- * The kit's checks in spec order (stable within a section, areas in the order above); the final phase
- * last and in its own order: the rate-limit burst before the checks that judge the whole run.
- */
-export const catalogue: readonly Check[] = [
-  ...all.filter((c) => c.phase !== "final").sort((a, b) => rank(a) - rank(b)),
-  ...all.filter((c) => c.phase === "final"),
-];
+/** The kit's checks: spec order (stable within a section, areas in the order above), then the final phase. */
+export const catalogue: readonly Check[] = [...main.toSorted((a, b) => rank(a) - rank(b)), ...finalPhase];

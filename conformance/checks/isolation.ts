@@ -1,4 +1,5 @@
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectErrorEnvelope,
@@ -9,7 +10,7 @@ import {
   requestLine,
   snippet,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   createdContact,
   createdProduct,
@@ -21,8 +22,9 @@ import {
   readWhole,
   requireCreated,
   validProduct,
-} from "./data.js";
-import { LIST_NAMES, LISTS, SECTION, type ListName } from "./spec.js";
+} from "../support/data.js";
+import { LIST_NAMES, LISTS, type ListName } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
  * §1: "A token only reaches data of its own organization." Each organization creates a marked record
@@ -45,6 +47,7 @@ async function expectUnseen(
   const located = await locate(ctx, list, fullToken(ctx, reader), match);
   if (located.found !== undefined) {
     fail(`${what}, created by organization ${owner}, is listed to organization ${reader} (§1)`, {
+      key: failureKey(`organization ${owner}'s ${list} listed to organization ${reader}`),
       expected: `${what} absent from organization ${reader}'s ${list}`,
       actual: snippet(JSON.stringify(located.found)),
       exchange: located.exchange,
@@ -54,6 +57,7 @@ async function expectUnseen(
   expectStatus(located.exchange, 200, `GET ${list} with organization ${reader}'s token must answer 200`);
   if (!located.exhaustive) {
     ctx.observe(
+      `organization ${reader}'s ${list} not searched to their end`,
       `Organization ${reader}'s ${list} were searched for ${what} on ${located.pages} page(s), not to their end.`,
     );
   }
@@ -94,6 +98,7 @@ async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestT
   const contacts = await readWhole(ctx, "contacts", token);
   if (!contacts.complete) {
     ctx.observe(
+      `organization ${org}'s contacts not read to their end`,
       `Organization ${org}'s contacts could not be read to their end, so the contacts of its invoices and expenses were not matched.`,
     );
     return;
@@ -106,6 +111,7 @@ async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestT
     );
     if (foreign.length > 0) {
       fail(`Organization ${org}'s ${list} name contacts that are not among its own (§1)`, {
+        key: failureKey(`organization ${org}'s ${list} name another's contacts`),
         expected: `every contact.id one of organization ${org}'s ${own.size} contacts`,
         actual: foreign
           .slice(0, 5)
@@ -121,6 +127,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.lists",
     section: SECTION.service,
+    clause: ["§1.2", "§2 Invoice.11", "§2 Expense.9"],
     level: "MUST",
     rule: "Two organizations' lists, each list unfiltered and under each filter value, share no record; every invoice's and expense's contact is one of its organization's contacts",
     async run(ctx) {
@@ -129,7 +136,10 @@ export const isolationChecks: readonly Check[] = [
       await expectOwnContacts(ctx, 0, first);
       const second = ctx.tokens.find({ kind: "full", org: 1 });
       if (second === undefined) {
-        ctx.observe("The manifest has no second organization: the lists were not compared.");
+        ctx.observe(
+          "no second organization",
+          "The manifest has no second organization: the lists were not compared.",
+        );
         return;
       }
       await expectOwnContacts(ctx, 1, second);
@@ -143,6 +153,7 @@ export const isolationChecks: readonly Check[] = [
         );
         if (shared.length > 0) {
           fail(`Organizations 0 and 1 are both served the same ${list} (${what}, §1)`, {
+            key: failureKey("a record served to both organizations", list, value ?? "unfiltered"),
             expected: `no record in both organizations' ${list}`,
             actual: `${shared.length} record(s) in both, e.g. ${snippet(JSON.stringify(shared[0]), 200)}`,
             exchange: theirs,
@@ -155,6 +166,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.contacts",
     section: SECTION.service,
+    clause: "§1.2",
     level: "MUST",
     rule: "Contacts created with one organization's token never appear in another organization's list (both ways)",
     writes: true,
@@ -188,6 +200,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.products",
     section: SECTION.service,
+    clause: "§1.2",
     level: "MUST",
     rule: "Products created with one organization's token never appear in another organization's list (both ways)",
     writes: true,
@@ -220,6 +233,7 @@ export const isolationChecks: readonly Check[] = [
   {
     id: "isolation.foreign-id",
     section: SECTION.service,
+    clause: ["§1.2", "§7.7"],
     level: "MUST",
     rule: "Another organization's record, addressed by its id, is not found: 404 (or 405 where no such endpoint exists)",
     gap: 23,
@@ -233,7 +247,10 @@ export const isolationChecks: readonly Check[] = [
       if (typeof id !== "string" || id === "") return ctx.skip("the contact creation answered no id");
       const path = `${LISTS.contacts.path}/${encodeURIComponent(id)}`;
       const own = await ctx.http.send({ method: "GET", path, auth: owner });
-      ctx.observe(`GET ${LISTS.contacts.path}/<id> by the owning organization answers ${own.status}.`);
+      ctx.observe(
+        `owner reads by id: ${own.status}`,
+        `GET ${LISTS.contacts.path}/<id> by the owning organization answers ${own.status}.`,
+      );
       const foreign = await ctx.http.send({ method: "GET", path, auth: other });
       const rule = "Another organization's contact must be reported as not found (§1)";
       expectStatus(foreign, [404, 405], rule);

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey, type Observation } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,
@@ -9,16 +10,18 @@ import {
   expectRejected,
   fail,
   requestLine,
+  snippet,
   statusAndCode,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
+  DECIMAL,
   invalidLimitArb,
   limitBound,
   listQueryArb,
   type InvalidLimit,
   type ListQuery,
-} from "./arbitraries.js";
+} from "../support/arbitraries.js";
 import {
   beforeSupport,
   currentPage,
@@ -29,30 +32,17 @@ import {
   listRequest,
   tokenHolding,
   validContact,
-} from "./data.js";
-import { checkProperty } from "./property.js";
-import { orderBreaks } from "./shapes.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "./spec.js";
+} from "../support/data.js";
+import { buildModel, listCommandsArb, type Real } from "../support/list-model.js";
+import { filterExpectation, filterProblems } from "../support/filters.js";
+import { checkProperty } from "../support/property.js";
+import { orderBreaks } from "../support/shapes.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /** §4 "Pagination" and the query parameters of the endpoint table; §8's page size. */
 
 const PAGE = String(MAX.pageMax);
-
-/**
- * Whether an item belongs in the answer to `filter`. For contacts, whether `type=CLIENT` includes BOTH
- * is open: a BOTH contact passes either way (the PROBE below says which reading the target took).
- */
-function matchesFilter(list: ListName, value: string, item: JsonObject): boolean {
-  if (list !== "contacts") return item.status === value;
-  return value === "BOTH" ? item.type === "BOTH" : item.type === value || item.type === "BOTH";
-}
-
-function filterProblems(list: ListName, value: string, items: readonly JsonObject[]): string[] {
-  const field = list === "contacts" ? "type" : "status";
-  return items
-    .filter((item) => !matchesFilter(list, value, item))
-    .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
-}
 
 /** One filtered read at the largest page, shared by the MUST, PROBE and REFERENCE checks (and isolation). */
 const filtered = filteredPage;
@@ -66,6 +56,15 @@ function queryRequest(q: ListQuery, token: ManifestToken): HttpRequest {
   });
 }
 
+/** What kind of invalid limit a value is (spec-gaps #10), as a failure's key names it. */
+function limitClass(value: string | readonly string[]): string {
+  if (typeof value !== "string") return "repeated";
+  if (!DECIMAL.test(value)) return "not decimal";
+  const n = Number(value);
+  if (!Number.isInteger(n)) return "not an integer";
+  return n < 1 ? "below 1" : n > MAX.pageMax ? "above 200" : "in range";
+}
+
 /** The keys of `details` that name the parameter (`limit`, `query.limit`). */
 const detailsName = (details: JsonObject | undefined, name: string): boolean =>
   details !== undefined && Object.keys(details).some((k) => k === name || k.endsWith(`.${name}`));
@@ -74,6 +73,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.default-limit",
     section: SECTION.endpoints,
+    clause: ["§4 Pagination.1", "§8.2"],
     level: "MUST",
     rule: "A list without limit answers 200 with 50 items when it holds more, and never more than 50",
     // Reads suffice when a list already holds more than 50 items; otherwise marked contacts are added.
@@ -90,6 +90,7 @@ export const listChecks: readonly Check[] = [
         const expected = Math.min(held, MAX.pageDefault);
         if (items.length !== expected) {
           fail(`GET ${LISTS[list].path} without limit must return the default of 50 items (§4, §8)`, {
+            key: failureKey("default page not 50", list),
             expected: `${expected} items (the list holds ${held >= MAX.pageMax ? "at least " : ""}${held})`,
             actual: `${items.length} items`,
             exchange: ex,
@@ -126,6 +127,7 @@ export const listChecks: readonly Check[] = [
         }
       }
       ctx.observe(
+        "added contacts past 50",
         `Added ${MAX.pageDefault + 1 - held} marked contacts so that the contacts list holds more than 50.`,
       );
       await checkDefault("contacts", (await count("contacts", { limit: PAGE })).items.length);
@@ -134,6 +136,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.limit-and-filters",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§4.7", "§4.9", "§4.10", "§4 Pagination.1"],
     level: "MUST",
     rule: "Any valid query (limit 1..200, the list's filter) answers 200 with at most limit items, each matching the filter",
     async run(ctx) {
@@ -149,6 +152,10 @@ export const listChecks: readonly Check[] = [
           { list: "contacts", filter: "BOTH" },
         ],
         show: (q) => requestLine(queryRequest(q, tokenFor(q.list))),
+        classOf: (q) =>
+          [q.list, q.limit === undefined ? "" : "limit", q.filter === undefined ? "" : "filter"]
+            .filter((part) => part !== "")
+            .join(" "),
         predicate: async (q) => {
           const ex = await ctx.http.send(queryRequest(q, tokenFor(q.list)));
           const line = requestLine(ex.request);
@@ -156,6 +163,7 @@ export const listChecks: readonly Check[] = [
           const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
           if (items.length > max) {
             fail(`${line} returned more than ${max} items (§4)`, {
+              key: "more items than the limit",
               expected: `at most ${max} items`,
               actual: `${items.length} items`,
               exchange: ex,
@@ -164,7 +172,8 @@ export const listChecks: readonly Check[] = [
           const wrong = q.filter === undefined ? [] : filterProblems(q.list, q.filter, items);
           if (wrong.length > 0) {
             fail(`${line} returned items that do not match the filter (§4)`, {
-              expected: `every item with ${LISTS[q.list].filter?.param} ${q.filter}${q.list === "contacts" && q.filter !== "BOTH" ? " (or BOTH)" : ""}`,
+              key: "items outside the filter",
+              expected: `every item ${filterExpectation(q.list, q.filter ?? "")}`,
               actual: wrong.slice(0, 5).join("; "),
               exchange: ex,
             });
@@ -176,6 +185,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.limit-out-of-range",
     section: SECTION.limits,
+    clause: ["§8.2", "§4 Pagination.4"],
     level: "MUST",
     rule: "A limit below 1, above 200, not an integer, not decimal or repeated is refused (400) or clamped: never 5xx, never more than 200, never more than a decimal limit",
     gap: 10,
@@ -193,6 +203,7 @@ export const listChecks: readonly Check[] = [
         arb: fc.tuple(fc.constantFrom(...LIST_NAMES), invalidLimitArb),
         examples,
         show: ([list, { value }]) => requestLine(listRequest(list, tokenFor(list), { limit: value })),
+        classOf: ([, { value }]) => `limit ${limitClass(value)}`,
         predicate: async ([list, { value }]) => {
           const ex = await ctx.http.send(listRequest(list, tokenFor(list), { limit: value }));
           const rule = requestLine(ex.request);
@@ -205,6 +216,7 @@ export const listChecks: readonly Check[] = [
           const bound = limitBound(value);
           if (items.length > bound) {
             fail(`${rule} returned more items than the limit allows once clamped`, {
+              key: "more items than the clamped limit",
               expected: `400, or at most ${bound} items`,
               actual: `${items.length} items`,
               exchange: ex,
@@ -217,6 +229,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.page-max",
     section: SECTION.limits,
+    clause: ["§8.2", "§4 Pagination.1"],
     level: "MUST",
     rule: "A list holding more than 200 items never answers more than 200, whatever the limit asked (201, 1000); skipped, with the reason, when no list is that long",
     gap: 10,
@@ -243,6 +256,7 @@ export const listChecks: readonly Check[] = [
             const items = expectList(ex, `${rule} must answer 400 or at most 200 items`);
             if (items.length > MAX.pageMax) {
               fail(`${rule} answered more than the page maximum of 200 (§4, §8)`, {
+                key: failureKey("more than 200 items", list, `limit ${limit}`),
                 expected: "400, or at most 200 items",
                 actual: `${items.length} items`,
                 exchange: ex,
@@ -262,6 +276,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.reference-limit",
     section: SECTION.limits,
+    clause: ["§8.2", "§4 Pagination.4"],
     level: "REFERENCE",
     rule: "A limit outside 1..200, not an integer or repeated gets 400 invalid_request with details naming limit",
     gap: 10,
@@ -273,6 +288,7 @@ export const listChecks: readonly Check[] = [
         const { details } = expectErrorEnvelope(ex, "invalid_request", rule);
         if (ex.status !== 400 || !detailsName(details, "limit")) {
           fail(rule, {
+            key: failureKey("limit not named", `limit ${limitClass(value)}`, `status ${ex.status}`),
             expected: '400 with error.details naming "limit"',
             actual: answer(ex),
             exchange: ex,
@@ -284,6 +300,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.type-filter",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "MUST",
     rule: "type=CLIENT (SUPPLIER) returns only CLIENT (SUPPLIER) or BOTH contacts; type=BOTH only BOTH",
     async run(ctx) {
@@ -294,7 +311,8 @@ export const listChecks: readonly Check[] = [
         const wrong = filterProblems("contacts", value, items);
         if (wrong.length > 0) {
           fail(`type=${value} returned other contacts (§4)`, {
-            expected: value === "BOTH" ? "only BOTH" : `only ${value} or BOTH`,
+            key: failureKey("items outside the filter", `type=${value}`),
+            expected: filterExpectation("contacts", value),
             actual: wrong.slice(0, 5).join("; "),
             exchange: ex,
           });
@@ -305,6 +323,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.type-filter-both",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "PROBE",
     rule: "Whether type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
     async run(ctx) {
@@ -313,34 +332,44 @@ export const listChecks: readonly Check[] = [
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const items = itemsOf(await filtered(ctx, "contacts", value, token));
         if (items === undefined) {
-          ctx.observe(`type=${value} did not answer a list.`);
+          ctx.observe(`type=${value}: no list`, `type=${value} did not answer a list.`);
           continue;
         }
         const included = items.filter((i) => i.type === "BOTH").length;
         if (included > 0)
-          ctx.observe(`type=${value} includes BOTH contacts (${included} of ${items.length} items).`);
-        else if (both > 0) ctx.observe(`type=${value} leaves out BOTH contacts (type=BOTH lists ${both}).`);
-        else ctx.observe(`type=${value}: organization 0 has no BOTH contact, so it cannot show.`);
+          ctx.observe(
+            `type=${value} includes BOTH`,
+            `type=${value} includes BOTH contacts (${included} of ${items.length} items).`,
+          );
+        else if (both > 0)
+          ctx.observe(
+            `type=${value} leaves out BOTH`,
+            `type=${value} leaves out BOTH contacts (type=BOTH lists ${both}).`,
+          );
+        else
+          ctx.observe(
+            `type=${value}: no BOTH contact to show it`,
+            `type=${value}: organization 0 has no BOTH contact, so it cannot show.`,
+          );
       }
     },
   },
   {
     id: "lists.reference-type-filter",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "REFERENCE",
     rule: "type=CLIENT and type=SUPPLIER return exactly that type, never BOTH",
     async run(ctx) {
       const token = fullToken(ctx);
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const ex = await filtered(ctx, "contacts", value, token);
-        const wrong = expectList(ex).filter((i) => i.type !== value);
+        const wrong = filterProblems("contacts", value, expectList(ex), "exact");
         if (wrong.length > 0) {
           fail(`type=${value} returned contacts of another type`, {
-            expected: `only ${value}`,
-            actual: wrong
-              .slice(0, 5)
-              .map((i) => `${JSON.stringify(i.id)} is ${JSON.stringify(i.type)}`)
-              .join("; "),
+            key: failureKey("items outside the filter", `type=${value}`),
+            expected: filterExpectation("contacts", value, "exact"),
+            actual: wrong.slice(0, 5).join("; "),
             exchange: ex,
           });
         }
@@ -350,6 +379,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.status-filter",
     section: SECTION.endpoints,
+    clause: ["§4.9", "§4.10"],
     level: "MUST",
     rule: "status=X on invoices and expenses returns only items whose status is X",
     async run(ctx) {
@@ -361,7 +391,8 @@ export const listChecks: readonly Check[] = [
           const wrong = filterProblems(list, value, items);
           if (wrong.length > 0) {
             fail(`status=${value} returned ${list} of another status (§4)`, {
-              expected: `only status ${value}`,
+              key: failureKey("items outside the filter", list, `status=${value}`),
+              expected: filterExpectation(list, value),
               actual: wrong.slice(0, 5).join("; "),
               exchange: ex,
             });
@@ -373,6 +404,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.unknown-filter-value",
     section: SECTION.endpoints,
+    clause: ["§4.5", "§4.9"],
     level: "PROBE",
     rule: "What a filter value outside the enum gets (type=VENDOR, type=client, status=CANCELLED, status=paid)",
     async run(ctx) {
@@ -387,13 +419,18 @@ export const listChecks: readonly Check[] = [
         const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, [param]: value }));
         const items = itemsOf(ex);
         const what = items !== undefined ? `200 with ${items.length} items` : statusAndCode(ex);
-        ctx.observe(`GET ${LISTS[list].path}?${param}=${value}: ${what}.`);
+        const kind = items === undefined ? what : items.length === 0 ? "200, empty" : "200, with items";
+        ctx.observe(
+          `${list}?${param}=${value}: ${kind}`,
+          `GET ${LISTS[list].path}?${param}=${value}: ${what}.`,
+        );
       }
     },
   },
   {
     id: "lists.order",
     section: SECTION.endpoints,
+    clause: "§4 Pagination.2",
     level: "SHOULD",
     rule: "Lists come newest first: by date for invoices and expenses, by createdAt for contacts and products",
     gap: 7,
@@ -404,6 +441,7 @@ export const listChecks: readonly Check[] = [
         const breaks = orderBreaks(expectList(ex), LISTS[list].orderField);
         if (breaks.length > 0) {
           fail(`${list} are not newest first`, {
+            key: failureKey("not newest first", list),
             expected: `${LISTS[list].orderField} never increasing down the list`,
             actual: `${breaks.length} inversion(s): ${breaks.slice(0, 3).join("; ")}`,
             exchange: ex,
@@ -415,6 +453,7 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.before",
     section: SECTION.endpoints,
+    clause: ["§4 Pagination.2", "§4 Pagination.3"],
     level: "MUST",
     rule: "before, where supported, returns only items strictly before it; where ignored, the unfiltered list (feature-detected per list)",
     gap: 8,
@@ -425,7 +464,10 @@ export const listChecks: readonly Check[] = [
         // The probe sends the served timestamp format: §4's recipe sets before "from the date of the last result".
         const support = await beforeSupport(ctx, list, token);
         if (support.kind === "undecided") {
-          ctx.observe(`${list}: whether before is supported cannot be told: ${support.reason}.`);
+          ctx.observe(
+            `${list}: before undecided`,
+            `${list}: whether before is supported cannot be told: ${support.reason}.`,
+          );
           continue;
         }
         if (support.kind === "broken" && support.probe.status === 400) {
@@ -434,6 +476,7 @@ export const listChecks: readonly Check[] = [
           const unknown = await ctx.http.send(listRequest(list, token, { limit: PAGE, cfk_probe: "1" }));
           if (unknown.status === 400) {
             ctx.observe(
+              `${list}: before not supported, 400 like an unknown parameter`,
               `${list}: before reads as not supported: it gets 400, and so does an unknown parameter (cfk_probe=1).`,
             );
             continue;
@@ -443,6 +486,7 @@ export const listChecks: readonly Check[] = [
           fail(
             `${list}: a before earlier than every item must give an empty list (supported) or the unfiltered list (ignored)`,
             {
+              key: failureKey("before neither supported nor ignored", list, `status ${support.probe.status}`),
               expected: "an empty list, or the same items as without before",
               actual: support.reason,
               exchange: support.probe,
@@ -456,7 +500,10 @@ export const listChecks: readonly Check[] = [
         const items = itemsOf(support.plain) ?? [];
         const pivot = items[Math.floor(items.length / 2)]?.[field];
         if (typeof pivot !== "string" || Number.isNaN(Date.parse(pivot))) {
-          ctx.observe(`${list}: before is supported; no item ${field} to read before.`);
+          ctx.observe(
+            `${list}: before supported, no item to read before`,
+            `${list}: before is supported; no item ${field} to read before.`,
+          );
           continue;
         }
         const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: pivot }));
@@ -466,6 +513,7 @@ export const listChecks: readonly Check[] = [
         );
         if (notBefore.length > 0) {
           fail(`${list}: before=${pivot} returned items that are not strictly before it`, {
+            key: failureKey("items not strictly before", list),
             expected: `every ${field} < ${pivot}`,
             actual: notBefore
               .slice(0, 5)
@@ -479,18 +527,20 @@ export const listChecks: readonly Check[] = [
         );
         if (older.length > 0 && got.length === 0) {
           fail(`${list}: before=${pivot} returned nothing, though older items exist`, {
+            key: failureKey("nothing before, though older items exist", list),
             expected: "the items older than before",
             actual: "an empty list",
             exchange: ex,
           });
         }
-        ctx.observe(`${list}: before is supported.`);
+        ctx.observe(`${list}: before supported`, `${list}: before is supported.`);
       }
     },
   },
   {
     id: "lists.reference-before",
     section: SECTION.endpoints,
+    clause: "§4 Pagination.3",
     level: "REFERENCE",
     rule: "A malformed before gets 400 invalid_request on every list",
     gap: 8,
@@ -505,19 +555,22 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.pagination-hole",
     section: SECTION.endpoints,
+    clause: "§4 Pagination.2",
     level: "PROBE",
     rule: "Whether paging with before = date of the last item loses items sharing that midnight date",
     gap: 9,
     async run(ctx) {
       const token = fullToken(ctx);
       for (const list of ["invoices", "expenses"] as const) {
-        ctx.observe(await probeHole(ctx, list, token));
+        const { key, text } = await probeHole(ctx, list, token);
+        ctx.observe(key, text);
       }
     },
   },
   {
     id: "lists.unknown-params",
     section: SECTION.endpoints,
+    clause: "§4.5",
     level: "PROBE",
     rule: "What unknown query parameters get (foo=bar, a cache-buster _=<n>)",
     gap: 11,
@@ -529,8 +582,30 @@ export const listChecks: readonly Check[] = [
       ] as const) {
         const ex = await ctx.http.send(listRequest("contacts", token, { limit: "5", [param]: value }));
         const what = ex.status === 200 ? "ignored (200)" : statusAndCode(ex);
-        ctx.observe(`GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
+        ctx.observe(`?${param}=: ${what}`, `GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
       }
+    },
+  },
+  {
+    id: "lists.model",
+    section: SECTION.endpoints,
+    clause: ["§1.2", "§4.5", "§4.6", "§4.7", "§4.8", "§4 Pagination.1"],
+    level: "MUST",
+    rule: "Random sequences of creations and reads (filters, limits, before) across two organizations agree with a model of what each holds: only its own records, matching the query, as many as it holds up to the limit, each as sent",
+    gap: 8,
+    writes: true,
+    async run(ctx) {
+      const model = await buildModel(ctx);
+      const real: Real = { ctx };
+      await checkProperty(ctx, {
+        rule: "A sequence of creations and reads must agree with the model (§1, §4, §8)",
+        arb: listCommandsArb(ctx.marker, model.orgs),
+        numRuns: Math.max(1, Math.min(ctx.options.numRuns, 6)),
+        show: (cmds) => snippet([...cmds].map(String).join("; "), 900),
+        predicate: (cmds) => fc.asyncModelRun(() => ({ model, real }), cmds),
+      });
+      const created = model.orgs.flatMap((o) => LIST_NAMES.map((l) => model.lists[o][l].created.length));
+      ctx.observe("records created", `The sequences created ${created.reduce((a, b) => a + b, 0)} records.`);
     },
   },
 ];
@@ -554,6 +629,7 @@ async function expectIgnoredMidway(
   const newest = Math.max(...times);
   if (times.length === 0 || newest - oldest < 2) {
     ctx.observe(
+      `${list}: before ignored, unconfirmed`,
       `${list}: before is ignored (the unfiltered list comes back); no two items far enough apart to confirm.`,
     );
     return;
@@ -565,6 +641,7 @@ async function expectIgnoredMidway(
   const same = (a: readonly JsonObject[]): string => JSON.stringify(a.map((i) => i.id));
   if (got === undefined || same(got) !== same(items)) {
     fail(`${list}: before must filter strictly before the date or be ignored`, {
+      key: failureKey("before ignored early, not midway", list),
       expected: `before=${midway} (between the oldest and newest ${field}): the same ${items.length} items as without before, as the probe earlier than every item read it as ignored`,
       actual:
         got === undefined
@@ -573,7 +650,10 @@ async function expectIgnoredMidway(
       exchange: ex,
     });
   }
-  ctx.observe(`${list}: before is ignored (the unfiltered list comes back, early or midway).`);
+  ctx.observe(
+    `${list}: before ignored`,
+    `${list}: before is ignored (the unfiltered list comes back, early or midway).`,
+  );
 }
 
 /**
@@ -584,10 +664,14 @@ async function probeHole(
   ctx: CheckContext,
   list: "invoices" | "expenses",
   token: ManifestToken,
-): Promise<string> {
+): Promise<Observation> {
   const support = await beforeSupport(ctx, list, token);
-  if (support.kind !== "supported")
-    return `${list}: before is not supported (${support.kind}), so the hole cannot show.`;
+  if (support.kind !== "supported") {
+    return {
+      key: `${list}: before ${support.kind}, no hole to show`,
+      text: `${list}: before is not supported (${support.kind}), so the hole cannot show.`,
+    };
+  }
   const items = itemsOf(support.plain) ?? [];
   const whole = items.length < MAX.pageMax;
   const lastDate = items[items.length - 1]?.date;
@@ -595,8 +679,12 @@ async function probeHole(
   for (const i of items) if (typeof i.date === "string") counts.set(i.date, (counts.get(i.date) ?? 0) + 1);
   // The newest date with several items whose items the first page holds in full.
   const target = [...counts].find(([date, n]) => n >= 2 && (whole || date !== lastDate));
-  if (target === undefined)
-    return `${list}: no date holds two items on the first page, so the hole cannot show.`;
+  if (target === undefined) {
+    return {
+      key: `${list}: no date with two items`,
+      text: `${list}: no date holds two items on the first page, so the hole cannot show.`,
+    };
+  }
   const [date, count] = target;
   const limit = String(count - 1);
   const seen = new Set<unknown>();
@@ -608,7 +696,12 @@ async function probeHole(
     );
     link ??= ex.headers.link;
     const got = itemsOf(ex);
-    if (got === undefined) return `${list}: the walk stopped on a ${ex.status} answer.`;
+    if (got === undefined) {
+      return {
+        key: `${list}: walk stopped on ${ex.status}`,
+        text: `${list}: the walk stopped on a ${ex.status} answer.`,
+      };
+    }
     for (const i of got) seen.add(i.id);
     const last = got[got.length - 1]?.date;
     if (got.length < count - 1 || typeof last !== "string" || Date.parse(last) < Date.parse(date)) break;
@@ -616,7 +709,14 @@ async function probeHole(
   }
   const lost = items.filter((i) => i.date === date && !seen.has(i.id)).length;
   const linkNote = link === undefined ? "" : ` The answers carry a Link header (${link}).`;
+  const key = `${list}: ${lost > 0 ? "items lost" : "nothing lost"}${link === undefined ? "" : ", Link header"}`;
   return lost > 0
-    ? `${list}: paging with limit=${limit} and before = date of the last item lost ${lost} of the ${count} items dated ${date}.${linkNote}`
-    : `${list}: paging with limit=${limit} and before = date of the last item returned all ${count} items dated ${date}.${linkNote}`;
+    ? {
+        key,
+        text: `${list}: paging with limit=${limit} and before = date of the last item lost ${lost} of the ${count} items dated ${date}.${linkNote}`,
+      }
+    : {
+        key,
+        text: `${list}: paging with limit=${limit} and before = date of the last item returned all ${count} items dated ${date}.${linkNote}`,
+      };
 }

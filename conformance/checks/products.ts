@@ -1,5 +1,6 @@
 import { Decimal } from "decimal.js";
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectDataObject,
@@ -12,7 +13,7 @@ import {
   outcome,
   snippet,
   type JsonObject,
-} from "./assert.js";
+} from "../support/assert.js";
 import {
   expectedMoney,
   invalidProductBodyArb,
@@ -22,7 +23,7 @@ import {
   productBodyArb,
   type InvalidBody,
   type ProductDraft,
-} from "./arbitraries.js";
+} from "../support/arbitraries.js";
 import {
   createdProduct,
   dataObject,
@@ -30,7 +31,6 @@ import {
   itemsOf,
   listRequest,
   locate,
-  memo,
   postProduct,
   requireCreated,
   requireListed,
@@ -38,10 +38,20 @@ import {
   unique,
   withUniqueSku,
   type ProductVariant,
-} from "./data.js";
-import { checkProperty, writeRuns } from "./property.js";
-import { absentOptionals, listedProductProblems, PRODUCT_FIELDS } from "./shapes.js";
-import { LISTS, MAX, SECTION } from "./spec.js";
+} from "../support/data.js";
+import { checkProperty, writeRuns } from "../support/property.js";
+import type { ListedProduct, PriceExperiment } from "../support/shared.js";
+import {
+  absentOptionals,
+  listedProductProblems,
+  PRODUCT_FIELDS,
+  problemsKey,
+  problemsText,
+  type FieldProblem,
+} from "../support/shapes.js";
+import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import { LISTS, MAX } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /** POST /api/v1/products: §4's body table and sku rule, §2's money, §8's lengths (spec-gaps #6, #19, #20). */
 
@@ -53,18 +63,15 @@ const PATH = LISTS.products.path;
  */
 const TOLERATED_MAXIMUM = new Decimal(1_000_000);
 
-/** A draft with a sku of its own: generated skus may repeat (shrinking converges on the same one). */
+/** Any JSON posted to products, by default with organization 0's full token. */
 const postJson = (
   ctx: CheckContext,
   json: unknown,
   token: ManifestToken = fullToken(ctx),
 ): Promise<HttpExchange> => ctx.http.send({ method: "POST", path: PATH, auth: token, json });
 
-const listedProduct = (
-  ctx: CheckContext,
-  variant: ProductVariant,
-): Promise<{ item: JsonObject; exchange: HttpExchange; draft: ProductDraft; created: HttpExchange }> =>
-  memo(ctx, `listed:product:${variant}`, async () => {
+const listedProduct = (ctx: CheckContext, variant: ProductVariant): Promise<ListedProduct> =>
+  ctx.shared.listedProducts.get(variant, async () => {
     const { draft, exchange } = await createdProduct(ctx, variant);
     requireCreated(ctx, exchange, `the ${variant} product`, "products.create");
     return { ...(await listedBySku(ctx, draft.sku, exchange)), draft, created: exchange };
@@ -88,8 +95,9 @@ function expectListedAsSent(
   const problems = listedProductProblems(draft, item);
   if (problems.length > 0) {
     fail(`The product ${draft.sku} is listed otherwise than it was sent`, {
+      key: failureKey("listed otherwise", problemsKey(problems)),
       expected: `the values sent (unitPrice ${draft.unitPrice} as "${expectedMoney(draft.unitPrice)}"), §4's defaults for the others`,
-      actual: problems.join("; "),
+      actual: problemsText(problems),
       exchange: ex,
       evidence: [created, ex],
     });
@@ -104,7 +112,10 @@ async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<
   const ex = await postProduct(ctx, fullToken(ctx), draft);
   if (ex.status === 400 && new Decimal(draft.unitPrice).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
     expectErrorEnvelope(ex, "invalid_request");
-    ctx.observe(`unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`);
+    ctx.observe(
+      `unitPrice from ${TOLERATED_MAXIMUM.toFixed()} refused`,
+      `unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`,
+    );
     return;
   }
   expectSuccess(ex, `POST ${PATH} with a valid body must succeed (§4)`);
@@ -114,30 +125,30 @@ async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<
 }
 
 /** §8: a product accepted at its boundaries is kept whole, as the list shows it. */
-async function expectKeptIntact(ctx: CheckContext, draft: ProductDraft, what: string): Promise<void> {
+async function expectKeptIntact(
+  ctx: CheckContext,
+  draft: ProductDraft,
+  what: string,
+  /** What `what` names, without the run's values: the failure's key. */
+  kind: string,
+): Promise<void> {
   const created = await postProduct(ctx, fullToken(ctx), draft);
   expectSuccess(created, `${what} must be accepted (§8)`);
   const { item, exchange } = await listedBySku(ctx, draft.sku, created);
   const problems = listedProductProblems(draft, item);
   if (problems.length > 0) {
     fail(`${what}: accepted, but not kept intact (§8)`, {
+      key: failureKey(kind, problemsKey(problems)),
       expected: "every field read back as sent",
-      actual: problems.map((p) => snippet(p, 300)).join("; "),
+      actual: problems.map((p) => snippet(p.text, 300)).join("; "),
       exchange,
       evidence: [created, exchange],
     });
   }
 }
 
-interface PriceExperiment {
-  text: string;
-  ex: HttpExchange;
-  /** What the target stored, when it accepted: from the creation answer, else the list. */
-  stored: unknown;
-}
-
 function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperiment> {
-  return memo(ctx, `experiment:price:${text}`, async () => {
+  return ctx.shared.prices.get(text, async () => {
     const draft: ProductDraft = {
       sku: unique(ctx, "price"),
       name: `${ctx.marker} price ${text}`,
@@ -157,7 +168,7 @@ function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperime
 
 function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange>> {
   // A blank sku or name cannot carry the marker: the other field does.
-  return memo(ctx, "experiment:product-blank", async () => ({
+  return ctx.shared.productBlank.get(async () => ({
     "an empty sku": await postJson(ctx, { sku: "", name: `${ctx.marker} blank sku`, unitPrice: 1 }),
     "a whitespace-only sku": await postJson(ctx, {
       sku: "   ",
@@ -171,10 +182,11 @@ function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange
 const showInvalid = (v: InvalidBody): string =>
   `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
 
-export const productChecks: readonly Check[] = [
+const checks: readonly Check[] = [
   {
     id: "products.create",
     section: SECTION.endpoints,
+    clause: ["§4.8", "§4.11"],
     level: "MUST",
     rule: 'A valid product body is created: 200 or 201, { "data": {...} }',
     gap: 6,
@@ -191,6 +203,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.create-201",
     section: SECTION.endpoints,
+    clause: ["§4.3", "§4.11"],
     level: "SHOULD",
     rule: "A product creation answers 201, the common rule for creation",
     gap: 6,
@@ -203,6 +216,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.created-listed",
     section: SECTION.endpoints,
+    clause: ["§4.7", "§4.8", "§4 Products body.4", "§4 Products body.6"],
     level: "MUST",
     rule: "A created product is listed with the values sent, unitPrice as a 4-decimal string, type PRODUCT and taxable true by default",
     gap: 6,
@@ -217,6 +231,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.updated-at",
     section: SECTION.resources,
+    clause: ["§2 Product.8", "§2 Product.9"],
     level: "SHOULD",
     rule: "A product never modified has updatedAt equal to createdAt",
     gap: 29,
@@ -225,6 +240,7 @@ export const productChecks: readonly Check[] = [
       const { item, exchange } = await listedProduct(ctx, "full");
       if (item.updatedAt !== item.createdAt) {
         fail("A product just created has an updatedAt other than its createdAt", {
+          key: "updatedAt is not createdAt",
           expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
           actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
           exchange,
@@ -235,6 +251,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.reference-response",
     section: SECTION.endpoints,
+    clause: "§4.11",
     level: "REFERENCE",
     rule: "A product creation answers 201 with the full product, every field present",
     gap: 6,
@@ -243,14 +260,21 @@ export const productChecks: readonly Check[] = [
       const { draft, exchange } = await createdProduct(ctx, "full");
       expectStatus(exchange, 201);
       const data = expectDataObject(exchange);
-      const problems = [
+      const problems: FieldProblem[] = [
         ...listedProductProblems(draft, data),
-        ...absentOptionals(data, PRODUCT_FIELDS).map((f) => `${f} absent`),
+        ...absentOptionals(data, PRODUCT_FIELDS).map(
+          (f): FieldProblem => ({
+            field: f,
+            kind: "missing",
+            text: `${f} absent`,
+          }),
+        ),
       ];
       if (problems.length > 0) {
         fail("The creation answer is not the full product as sent", {
+          key: problemsKey(problems),
           expected: "every field of §2's Product, with the values sent",
-          actual: problems.join("; "),
+          actual: problemsText(problems),
           exchange,
         });
       }
@@ -259,6 +283,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.valid-bodies",
     section: SECTION.endpoints,
+    clause: ["§4.8", ...clauseRange("§4 Products body", 1, 6)],
     level: "MUST",
     rule: "Any valid product body is created and listed with its values; unitPrice (<= 4 decimals, <= 15 digits) reads back exactly",
     gap: 19,
@@ -277,6 +302,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.unit-price-round-trip",
     section: SECTION.resources,
+    clause: ["§2.1", "§2 Product.6"],
     level: "MUST",
     rule: "unitPrice sent as a number with at most 15 significant digits reads back as the same value with 4 decimals",
     gap: 19,
@@ -299,7 +325,10 @@ export const productChecks: readonly Check[] = [
         const ex = await postProduct(ctx, fullToken(ctx), draft);
         if (ex.status === 400 && new Decimal(text).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
           expectErrorEnvelope(ex, "invalid_request");
-          ctx.observe(`unitPrice ${text} is refused (400): the target has a maximum below it.`);
+          ctx.observe(
+            `unitPrice ${text} refused`,
+            `unitPrice ${text} is refused (400): the target has a maximum below it.`,
+          );
           continue;
         }
         expectSuccess(ex, `POST ${PATH} with unitPrice ${text} must succeed (§4)`);
@@ -323,6 +352,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.unit-price-precision",
     section: SECTION.resources,
+    clause: "§2 Product.6",
     level: "PROBE",
     rule: "What unitPrice beyond 15 significant digits, beyond 4 decimals, or in exponent form gets and reads back as",
     gap: 19,
@@ -338,13 +368,17 @@ export const productChecks: readonly Check[] = [
       for (const [text, what] of cases) {
         const e = await priceExperiment(ctx, text);
         const stored = e.stored === undefined ? "" : `, reads back as ${JSON.stringify(e.stored)}`;
-        ctx.observe(`unitPrice ${text} (${what}) is ${outcome(e.ex)}${stored}.`);
+        ctx.observe(
+          `${text}: ${outcome(e.ex)}${stored}`,
+          `unitPrice ${text} (${what}) is ${outcome(e.ex)}${stored}.`,
+        );
       }
     },
   },
   {
     id: "products.reference-decimals",
     section: SECTION.resources,
+    clause: "§2 Product.6",
     level: "REFERENCE",
     rule: "A unitPrice with more than 4 decimals gets 400 invalid_request, never silent rounding",
     gap: 19,
@@ -356,6 +390,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.invalid-bodies",
     section: SECTION.endpoints,
+    clause: [...clauseRange("§4 Products body", 1, 6), "§7.4", ...clauseRange("§8", 6, 9)],
     level: "MUST",
     rule: "Every product body breaking one rule of §4 (required, type, enum, length, >= 0, boolean; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
@@ -366,6 +401,7 @@ export const productChecks: readonly Check[] = [
         // Every single-rule break, whatever the seed (a taxable sent as "true" included).
         examples: productRuleBreakExamples(ctx.marker, () => unique(ctx, "inv")),
         show: showInvalid,
+        classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
           expectRejected(await postJson(ctx, body, token), "the body must be refused");
         },
@@ -375,6 +411,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.length-boundaries",
     section: SECTION.limits,
+    clause: ["§8.6", "§8.7", "§8.8"],
     level: "MUST",
     rule: 'sku 100, name 200, description 2000 ASCII characters, and a name of 200 "é", are accepted and read back intact through the list; 201 "é" are refused (one ASCII character more: products.invalid-bodies)',
     gap: 16,
@@ -386,13 +423,14 @@ export const productChecks: readonly Check[] = [
         description: padTo(`${ctx.marker} `, MAX.productDescription, "d"),
         unitPrice: "1",
       };
-      await expectKeptIntact(ctx, atMax, "Every field at its maximum length");
+      await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // "é" is one character under every reading of spec-gaps #16 (code point, UTF-16 unit, grapheme).
       const bmpName = padTo(`${ctx.marker} `, MAX.productName, "\u00E9");
       await expectKeptIntact(
         ctx,
         { sku: unique(ctx, "bmp"), name: bmpName, unitPrice: "1" },
         `A name of ${MAX.productName} characters, mostly "\u00E9" (${Buffer.byteLength(bmpName)} UTF-8 bytes)`,
+        `name of ${MAX.productName} mostly "\u00E9"`,
       );
       expectRejected(
         await postJson(ctx, {
@@ -407,6 +445,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.duplicate-sku",
     section: SECTION.endpoints,
+    clause: ["§4 Products body.1", "§4 Products body.7", "§7.4"],
     level: "MUST",
     rule: "A second product with a sku already used in the organization gets 400 invalid_request",
     gap: 20,
@@ -421,6 +460,7 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.sku-other-org",
     section: SECTION.endpoints,
+    clause: "§4 Products body.1",
     level: "PROBE",
     rule: "Whether another organization may use a sku already used in the first (a global rule leaks existence)",
     gap: 20,
@@ -437,12 +477,16 @@ export const productChecks: readonly Check[] = [
       const reading = is2xx(ex)
         ? "skus are unique per organization"
         : "skus look unique across organizations";
-      ctx.observe(`Organization 1 creating organization 0's sku is ${outcome(ex)}: ${reading}.`);
+      ctx.observe(
+        `other organization's sku: ${outcome(ex)}`,
+        `Organization 1 creating organization 0's sku is ${outcome(ex)}: ${reading}.`,
+      );
     },
   },
   {
     id: "products.sku-case",
     section: SECTION.endpoints,
+    clause: "§4 Products body.1",
     level: "PROBE",
     rule: "Whether sku uniqueness is case-sensitive",
     gap: 20,
@@ -457,6 +501,7 @@ export const productChecks: readonly Check[] = [
       });
       const reading = is2xx(ex) ? "uniqueness is case-sensitive" : "uniqueness looks case-insensitive";
       ctx.observe(
+        `upper-cased sku: ${outcome(ex)}`,
         `The sku ${draft.sku.toUpperCase()}, an existing sku upper-cased, is ${outcome(ex)}: ${reading}.`,
       );
     },
@@ -464,22 +509,21 @@ export const productChecks: readonly Check[] = [
   {
     id: "products.blank-strings",
     section: SECTION.endpoints,
+    clause: ["§4 Products body.1", "§4 Products body.2"],
     level: "PROBE",
     rule: "What a blank or whitespace-only sku or product name gets",
     gap: 17,
     writes: true,
     async run(ctx) {
       const e = await blankExperiment(ctx);
-      ctx.observe(
-        `${Object.entries(e)
-          .map(([what, ex]) => `${what} is ${outcome(ex)}`)
-          .join("; ")}.`,
-      );
+      const said = Object.entries(e).map(([what, ex]) => `${what} is ${outcome(ex)}`);
+      ctx.observe(said.join("; "), `${said.join("; ")}.`);
     },
   },
   {
     id: "products.reference-blank",
     section: SECTION.endpoints,
+    clause: ["§4 Products body.1", "§4 Products body.2"],
     level: "REFERENCE",
     rule: "A blank or whitespace-only sku or name gets 400 invalid_request",
     gap: 17,
@@ -490,3 +534,41 @@ export const productChecks: readonly Check[] = [
     },
   },
 ];
+
+/** A product whose only fault is its unitPrice, named with the marker and a sku of its own. */
+const withPrice = (ctx: CheckContext, what: string, unitPrice: unknown) => ({
+  what,
+  request: {
+    method: "POST",
+    path: PATH,
+    auth: fullToken(ctx),
+    json: { sku: unique(ctx, "rule"), name: `${ctx.marker} ${what}`, unitPrice },
+  },
+});
+
+/** unitPrice outside §4's "number >= 0": one answer expected for each request. */
+const rows: readonly RuleRow[] = [
+  {
+    id: "products.unit-price-negative",
+    section: SECTION.limits,
+    clause: ["§8.9", "§4 Products body.5"],
+    level: "MUST",
+    rule: "A negative unitPrice gets 400 invalid_request",
+    gap: 19,
+    requests: (ctx) =>
+      [-0.01, -1, -1000.5].map((price) => withPrice(ctx, `unitPrice ${price} (§8: >= 0)`, price)),
+    expect: INVALID,
+  },
+  {
+    id: "products.unit-price-string",
+    section: SECTION.endpoints,
+    clause: "§4 Products body.5",
+    level: "SHOULD",
+    rule: 'A unitPrice sent as a string ("12.50") gets 400 invalid_request: §4 says number',
+    gap: 19,
+    requests: (ctx) => [withPrice(ctx, 'unitPrice "12.50" (a string)', "12.50")],
+    expect: INVALID,
+  },
+];
+
+export const productChecks: readonly Check[] = [...checks, ...rows.map(ruleCheck)];

@@ -1,25 +1,15 @@
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
-import { answer, expectError, fail, header, statusAndCode } from "./assert.js";
-import { fullToken, listRequest, memo, usableTokens } from "./data.js";
-import { SECTION } from "./spec.js";
+import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
+import { fullToken, listRequest, usableTokens } from "../support/data.js";
+import type { Burst } from "../support/shared.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
- * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). The final phase: these
- * checks exhaust the limit, so they run after every other check, the burst first.
+ * §8: "100 requests per minute; beyond it, 429 rate_limited" (spec-gaps #21). These checks exhaust
+ * the limit: the catalogue runs them in its final phase (checks/index.ts), the burst first.
  */
-
-interface Burst {
-  /** Requests sent up to the 429 (included), or in all when none came. */
-  sent: number;
-  first: HttpExchange | undefined;
-  /** The 429, if one came. */
-  limited: HttpExchange | undefined;
-  /** An answer that was neither 200 nor 429: the burst stopped on it. */
-  unexpected: HttpExchange | undefined;
-  /** From the first request sent to the last answer read. */
-  durationMs: number;
-}
 
 const ORIGIN = "https://ratelimit.conformance.example";
 
@@ -60,7 +50,7 @@ function skipIfSlow(ctx: CheckContext, b: Burst): void {
 
 const burst = (ctx: CheckContext): Promise<Burst> => {
   const token = fullToken(ctx);
-  return memo(ctx, "burst", () => exhaust(ctx, token));
+  return ctx.shared.burst.get(() => exhaust(ctx, token));
 };
 
 const RATE_HEADER = /^(x-)?ratelimit|^retry-after$/;
@@ -68,6 +58,12 @@ const RATE_HEADER = /^(x-)?ratelimit|^retry-after$/;
 function rateHeaders(ex: HttpExchange): string {
   const found = Object.entries(ex.headers).filter(([name]) => RATE_HEADER.test(name));
   return found.length === 0 ? "none" : found.map(([n, v]) => `${n}: ${v}`).join("; ");
+}
+
+/** The rate-limit headers' names only: their values count down from request to request. */
+function rateHeaderNames(ex: HttpExchange): string {
+  const names = Object.keys(ex.headers).filter((name) => RATE_HEADER.test(name));
+  return names.length === 0 ? "none" : names.sort().join(", ");
 }
 
 /** Retry-After in ms (seconds or an HTTP date), or undefined when absent or unreadable. */
@@ -82,14 +78,16 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.burst",
     section: SECTION.limits,
+    clause: ["§8.1", "§7.8"],
     level: "MUST",
     rule: "A quick burst with one token meets 429 rate_limited within 2 × limit + 1 requests",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const b = await burst(ctx);
       if (b.unexpected !== undefined) {
         fail(`The burst stopped on an answer that is neither 200 nor 429 (request ${b.sent})`, {
+          key: failureKey("burst stopped", `status ${b.unexpected.status}`),
+          cause: b.unexpected.status >= 500 ? "response.no-5xx" : "rule",
           expected: "200, then 429 rate_limited",
           actual: answer(b.unexpected),
           exchange: b.unexpected,
@@ -100,6 +98,7 @@ export const rateLimitChecks: readonly Check[] = [
         fail(
           `${b.sent} requests in a burst (${b.durationMs} ms) never met a 429 (§8: ${ctx.options.rateLimit} per window)`,
           {
+            key: "no 429 in the burst",
             expected: `429 rate_limited within ${b.sent} requests`,
             actual: `every answer 200 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
             ...(b.first === undefined ? {} : { exchange: b.first }),
@@ -112,16 +111,16 @@ export const rateLimitChecks: readonly Check[] = [
         "rate_limited",
         "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
       );
-      ctx.observe(`The burst met its first 429 at request ${b.sent}, after ${b.durationMs} ms.`);
+      ctx.observe("429 met", `The burst met its first 429 at request ${b.sent}, after ${b.durationMs} ms.`);
     },
   },
   {
     id: "ratelimit.scope",
     section: SECTION.limits,
+    clause: "§8.10",
     level: "PROBE",
     rule: "What the rate limit counts: the token, the organization, or the client address",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const full = fullToken(ctx);
       // A second burst against a target that never limited the first would only add load.
@@ -144,7 +143,10 @@ export const rateLimitChecks: readonly Check[] = [
       for (const [what, token] of probes) {
         const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
         if (ex.status === 429) limited.push(what);
-        ctx.observe(`While one token is rate-limited, ${what} gets ${statusAndCode(ex)}.`);
+        ctx.observe(
+          `${what}: ${statusAndCode(ex)}`,
+          `While one token is rate-limited, ${what} gets ${statusAndCode(ex)}.`,
+        );
       }
       const reading =
         limited.length === 0
@@ -152,23 +154,27 @@ export const rateLimitChecks: readonly Check[] = [
           : limited.length === probes.length
             ? "per client address (or globally)"
             : `shared with ${limited.join(" and ")}`;
-      ctx.observe(`The rate limit reads as counted ${reading}.`);
+      ctx.observe(`counted ${reading}`, `The rate limit reads as counted ${reading}.`);
     },
   },
   {
     id: "ratelimit.headers",
     section: SECTION.limits,
+    clause: "§8.10",
     level: "PROBE",
     rule: "Which rate-limit headers the target sends (on success and on the 429)",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const b = await burst(ctx);
       if (b.first !== undefined)
-        ctx.observe(`A successful answer carries rate-limit headers: ${rateHeaders(b.first)}.`);
+        ctx.observe(
+          `on success: ${rateHeaderNames(b.first)}`,
+          `A successful answer carries rate-limit headers: ${rateHeaders(b.first)}.`,
+        );
       if (b.limited !== undefined) {
         const cors = header(b.limited, "access-control-allow-origin") === undefined ? "without" : "with";
         ctx.observe(
+          `on 429: ${rateHeaderNames(b.limited)}; ${cors} Access-Control-Allow-Origin`,
           `The 429 carries: ${rateHeaders(b.limited)}; it comes ${cors} Access-Control-Allow-Origin.`,
         );
       }
@@ -177,15 +183,16 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.reference-headers",
     section: SECTION.limits,
+    clause: "§8.10",
     level: "REFERENCE",
     rule: "Answers carry RateLimit and RateLimit-Policy (IETF draft); a 429 carries Retry-After",
     gap: 21,
-    phase: "final",
     async run(ctx) {
       const b = await burst(ctx);
       const expectHeader = (ex: HttpExchange | undefined, name: string): void => {
         if (ex !== undefined && header(ex, name) === undefined) {
           fail(`The ${ex.status} answer lacks the ${name} header`, {
+            key: failureKey(`no ${name} header`, `status ${ex.status}`),
             expected: `a ${name} header`,
             actual: rateHeaders(ex),
             exchange: ex,
@@ -202,10 +209,10 @@ export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.retry-after",
     section: SECTION.limits,
+    clause: ["§8.1", "§8.10"],
     level: "MUST",
     rule: "Once rate-limited, waiting Retry-After (or one window without it) restores service",
     gap: 21,
-    phase: "final",
     slow: true,
     async run(ctx) {
       const token = fullToken(ctx);
@@ -213,6 +220,7 @@ export const rateLimitChecks: readonly Check[] = [
       skipIfSlow(ctx, b);
       if (b.limited === undefined) {
         fail("The token could not be brought to a 429 to wait it out", {
+          key: "no 429 to wait out",
           expected: "a 429",
           actual: b.unexpected === undefined ? `${b.sent} answers, none 429` : answer(b.unexpected),
           ...(b.unexpected === undefined ? {} : { exchange: b.unexpected }),
@@ -223,6 +231,7 @@ export const rateLimitChecks: readonly Check[] = [
       if (waitMs > 300_000)
         ctx.skip(`Retry-After asks for ${Math.round(waitMs / 1000)} s, more than this check waits`);
       ctx.observe(
+        given === undefined ? "waited one window: no Retry-After" : "waited Retry-After",
         `Waited ${Math.round(waitMs / 100) / 10} s (${given === undefined ? "one window: no Retry-After" : "Retry-After"}).`,
       );
       // Retry-After counts whole seconds; a quarter-second margin covers its rounding and the clocks.
@@ -230,6 +239,7 @@ export const rateLimitChecks: readonly Check[] = [
       const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
       if (ex.status !== 200) {
         fail("After waiting as told, the request is still refused", {
+          key: failureKey("still refused after the wait", `status ${ex.status}`),
           expected: "200",
           actual: answer(ex),
           exchange: ex,

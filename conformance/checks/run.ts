@@ -1,10 +1,21 @@
 import type { Check, CheckContext, HttpExchange } from "../types.js";
-import { answer, fail, isRecord, mediaType, readErrorEnvelope, requestLine } from "./assert.js";
-import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES, SECTION } from "./spec.js";
+import { routeOf } from "../failures.js";
+import {
+  answer,
+  fail,
+  isEnvelopeProblem,
+  isRecord,
+  mediaType,
+  readErrorEnvelope,
+  requestLine,
+} from "../support/assert.js";
+import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES } from "../spec/constants.js";
+import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
  * Judges of the whole run, from `http.history()`: every answer any check received, the deliberately
- * odd requests included. Final phase, after the rate-limit burst, so that its answers are judged too.
+ * odd requests included. The catalogue runs them last (checks/index.ts), after the rate-limit burst,
+ * so that its answers are judged too.
  * None sends a request.
  */
 
@@ -16,13 +27,19 @@ const bodiless = (ex: HttpExchange): boolean =>
   ex.status === 304 ||
   (ex.status >= 300 && ex.status < 400);
 
+/**
+ * An answer that broke the rule: `why` says how, with its values; `kind` says it without them. The
+ * failure's key is the offenders' kinds, not their routes: which routes a run reaches depends on the
+ * checks it ran (--grep, --read-only), the defect does not.
+ */
+interface Offender {
+  ex: HttpExchange;
+  why: string;
+  kind: string;
+}
+
 /** Fails with how many answers broke the rule, the first few named, the first one replayable. */
-function failOn(
-  ctx: CheckContext,
-  offenders: ReadonlyArray<{ ex: HttpExchange; why: string }>,
-  message: string,
-  expected: string,
-): void {
+function failOn(ctx: CheckContext, offenders: readonly Offender[], message: string, expected: string): void {
   const first = offenders[0];
   if (first === undefined) return;
   const total = ctx.http.history().length;
@@ -30,7 +47,9 @@ function failOn(
     .slice(0, 5)
     .map((o) => `${requestLine(o.ex.request)} → ${o.why}`)
     .join("; ");
+  const kinds = new Set(offenders.map((o) => o.kind));
   fail(`${message}: ${offenders.length} of the run's ${total} answers`, {
+    key: [...kinds].sort().join("; "),
     expected,
     actual: offenders.length > 5 ? `${shown}; …` : shown,
     exchange: first.ex,
@@ -44,19 +63,22 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.json-responses",
     section: SECTION.service,
+    clause: "§1.5",
     level: "MUST",
     rule: "Every answer with a body, throughout the run, is JSON served as application/json (UTF-8)",
     gap: 32,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
         .filter((ex) => !bodiless(ex))
         .flatMap((ex) => {
           const type = mediaType(ex);
-          if (type !== "application/json")
-            return [{ ex, why: `${ex.status} served as ${type || "(no Content-Type)"}` }];
-          if (ex.json === undefined) return [{ ex, why: `${ex.status} with a body that is not JSON` }];
+          if (type !== "application/json") {
+            const served = type || "(no Content-Type)";
+            return [{ ex, why: `${ex.status} served as ${served}`, kind: served }];
+          }
+          if (ex.json === undefined)
+            return [{ ex, why: `${ex.status} with a body that is not JSON`, kind: "body not JSON" }];
           return [];
         });
       failOn(
@@ -70,9 +92,9 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.success-envelope",
     section: SECTION.service,
+    clause: "§1.6",
     level: "MUST",
     rule: 'Every 2xx answer of the run is an object with one key, "data"',
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
@@ -86,6 +108,7 @@ export const runChecks: readonly Check[] = [
                 {
                   ex,
                   why: keys === undefined ? answer(ex) : `${ex.status} with keys ${JSON.stringify(keys)}`,
+                  kind: keys === undefined ? "body not an object" : `keys ${JSON.stringify(keys.toSorted())}`,
                 },
               ];
         });
@@ -95,20 +118,26 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.error-envelope",
     section: SECTION.errors,
+    clause: ["§1.7", ...clauseRange("§7", 1, 9)],
     level: "MUST",
     rule: "Every 4xx/5xx answer of the run is §7's error body, with the code §7 pairs with its status; details, when present, an object",
     gap: 36,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
         .filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400)
         .flatMap((ex) => {
           const read = readErrorEnvelope(ex.json);
-          if (typeof read === "string") return [{ ex, why: `${ex.status}: ${read}` }];
+          if (isEnvelopeProblem(read)) return [{ ex, why: `${ex.status}: ${read.why}`, kind: read.problem }];
           const code = ERROR_CODE_OF_STATUS[ex.status];
           if (code !== undefined && read.code !== code)
-            return [{ ex, why: `${ex.status} with code ${read.code}, not ${code}` }];
+            return [
+              {
+                ex,
+                why: `${ex.status} with code ${read.code}, not ${code}`,
+                kind: `code ${read.code} for ${ex.status}`,
+              },
+            ];
           return [];
         });
       failOn(
@@ -122,36 +151,43 @@ export const runChecks: readonly Check[] = [
   {
     id: "run.no-5xx",
     section: SECTION.errors,
+    clause: ["§4.3", "§7.9"],
     level: "MUST",
     rule: "No answer of the run is a 5xx, except 501 on an announced endpoint (POST /api/v1/invoices, /api/v1/expenses)",
     gap: 33,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
         .filter((ex) => ex.status >= 500 && !(ex.status === 501 && isAnnouncedPost(ex)))
-        .map((ex) => ({ ex, why: answer(ex) }));
+        // A server error is a defect of its route: two routes failing are two defects.
+        .map((ex) => ({ ex, why: answer(ex), kind: `${ex.status} on ${routeOf(ex.request)}` }));
       failOn(ctx, offenders, "Server errors during the run", "no 5xx");
     },
   },
   {
     id: "run.reference-closed-codes",
     section: SECTION.errors,
+    clause: clauseRange("§7", 4, 9),
     level: "REFERENCE",
     rule: "Every error of the run has one of §7's six codes and statuses (the code set is closed)",
     gap: 23,
-    phase: "final",
     async run(ctx) {
       const offenders = ctx.http
         .history()
         .filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400)
         .flatMap((ex) => {
           const read = readErrorEnvelope(ex.json);
-          const code = typeof read === "string" ? undefined : read.code;
+          const code = isEnvelopeProblem(read) ? undefined : read.code;
           return ERROR_CODE_OF_STATUS[ex.status] === undefined ||
             code === undefined ||
             !ERROR_CODES.includes(code)
-            ? [{ ex, why: `${ex.status} ${code ?? "(no code)"}` }]
+            ? [
+                {
+                  ex,
+                  why: `${ex.status} ${code ?? "(no code)"}`,
+                  kind: `${ex.status} ${code ?? "(no code)"}`,
+                },
+              ]
             : [];
         });
       failOn(ctx, offenders, "Errors outside §7's table", ERROR_CODES.join(", "));

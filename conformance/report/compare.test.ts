@@ -11,6 +11,7 @@ import { parseReport, ReportFileError } from "./read.js";
 
 const result = (over: Partial<CheckResult> & Pick<CheckResult, "id">): CheckResult => ({
   section: "§4 Endpoints",
+  clauses: ["§4.5"],
   level: "MUST",
   rule: `rule of ${over.id}`,
   outcome: "pass",
@@ -49,7 +50,7 @@ const reference = report("http://ref", [
     id: "lists.type-filter-both",
     level: "PROBE",
     outcome: "observed",
-    observations: ["type=CLIENT leaves out BOTH contacts."],
+    observations: [{ key: "type=CLIENT leaves out BOTH", text: "type=CLIENT leaves out BOTH contacts." }],
   }),
   result({ id: "isolation.lists", section: "§1 What the service does" }),
 ]);
@@ -60,6 +61,8 @@ const other = report("http://other", [
     outcome: "fail",
     failsRun: true,
     failure: {
+      key: "status 200 | GET /api/v1/contacts",
+      cause: "rule",
       message: "Authorization with a valid token with its last character dropped must get 401 <§5.6>",
       expected: "status 401",
       actual: "200 {}",
@@ -71,7 +74,9 @@ const other = report("http://other", [
     id: "lists.type-filter-both",
     level: "PROBE",
     outcome: "observed",
-    observations: ["type=CLIENT includes BOTH contacts (3 of 9 items)."],
+    observations: [
+      { key: "type=CLIENT includes BOTH", text: "type=CLIENT includes BOTH contacts (3 of 9 items)." },
+    ],
   }),
 ]);
 
@@ -98,26 +103,21 @@ describe("compareReports", () => {
     expect(same.rows.some((r) => r.differs)).toBe(false);
   });
 
-  it("does not call an open point different for what changes from run to run (marker, times, counters)", () => {
-    const said = (text: string) =>
+  it("matches open points by their observations' keys, not their texts, which carry each run's values", () => {
+    const said = (key: string, text: string) =>
       report("http://x", [
-        result({ id: "p.one", level: "PROBE", outcome: "observed", observations: [text] }),
+        result({ id: "p.one", level: "PROBE", outcome: "observed", observations: [{ key, text }] }),
       ]);
     const same = compareReports([
-      {
-        file: "a",
-        report: said(
-          "The sku CFK-1-I3WA-FULL is accepted; the 429 came at request 31, after 12 ms (r=0; t=60).",
-        ),
-      },
-      {
-        file: "b",
-        report: said(
-          "The sku CFK-5-ZZ09-FULL is accepted; the 429 came at request 97, after 40 ms (r=0; t=1).",
-        ),
-      },
+      { file: "a", report: said("429 met", "The burst met its first 429 at request 31, after 12 ms.") },
+      { file: "b", report: said("429 met", "The burst met its first 429 at request 97, after 40 ms.") },
     ]);
     expect(same.rows[0]?.differs).toBe(false);
+    const other = compareReports([
+      { file: "a", report: said("429 met", "The burst met its first 429 at request 31, after 12 ms.") },
+      { file: "b", report: said("no 429", "The burst met its first 429 at request 31, after 12 ms.") },
+    ]);
+    expect(other.rows[0]?.differs).toBe(true);
   });
 
   it("prints a legend, one line per check and each target's observation on each open point", () => {
@@ -160,6 +160,29 @@ describe("renderHtmlReport", () => {
 describe("reading reports", () => {
   it("reads what --reporter json writes", () => {
     expect(parseReport(JSON.parse(renderJsonReport(other)), "other.json")).toEqual(other);
+  });
+
+  it("reads a report written before keys: an observation is its own key, a failure's message its key", () => {
+    // The report as written before clauses, keys and causes.
+    const old = {
+      ...other,
+      results: other.results.map(({ clauses: _clauses, observations, failure, ...r }) => {
+        if (failure === undefined) return { ...r, observations: observations.map((o) => o.text) };
+        const { key: _key, cause: _cause, ...rest } = failure;
+        return { ...r, observations: observations.map((o) => o.text), failure: rest };
+      }),
+    };
+    const read = parseReport(old, "old.json");
+    expect(read.results[1]?.observations).toEqual([
+      {
+        key: "type=CLIENT includes BOTH contacts (3 of 9 items).",
+        text: "type=CLIENT includes BOTH contacts (3 of 9 items).",
+      },
+    ]);
+    expect(read.results[0]).toMatchObject({
+      clauses: [],
+      failure: { key: other.results[0]?.failure?.message, cause: "rule" },
+    });
   });
 
   it("refuses a file that is no report, in one line", () => {

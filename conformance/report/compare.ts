@@ -1,4 +1,4 @@
-import type { Level, Outcome, RunReport } from "../types.js";
+import type { Level, Observation, Outcome, RunReport } from "../types.js";
 import { compareSections, oneLine } from "./console.js";
 
 /**
@@ -21,8 +21,8 @@ export interface ComparedRow {
   /** Per target, in column order; undefined when the check is not in that report. */
   outcomes: Array<Outcome | undefined>;
   /** Per target: what it did (PROBE observations, notes), in column order. */
-  observations: string[][];
-  /** The targets answered differently: other outcomes, or (for a PROBE) other observations. */
+  observations: Observation[][];
+  /** The targets answered differently: other outcomes, or (for a PROBE) observations of other keys. */
   differs: boolean;
 }
 
@@ -32,17 +32,10 @@ export interface Comparison {
 }
 
 /**
- * An observation with what changes from run to run taken out: the run's marker (in any case), times,
- * the rate-limit counters and Retry-After, where in a burst the 429 came. What remains is what the target did.
+ * What a target did on an open point, as its observations' keys say it: the keys leave out what
+ * changes from run to run (the marker, times, counters, ids), so equal keys mean the same behaviour.
  */
-export function comparable(observation: string): string {
-  return oneLine(observation)
-    .replace(/cfk-[a-z0-9]+-[a-z0-9]+/gi, "cfk-…")
-    .replace(/\b\d+ ms\b/g, "… ms")
-    .replace(/\b([rt])=\d+/g, "$1=…")
-    .replace(/retry-after: \d+/gi, "retry-after: …")
-    .replace(/at request \d+/g, "at request …");
-}
+const behaviour = (observations: readonly Observation[]): string => observations.map((o) => o.key).join("\n");
 
 const label = (i: number): string =>
   i < 26
@@ -68,8 +61,7 @@ export function compareReports(inputs: ReadonlyArray<{ file: string; report: Run
     const outcomes = results.map((r) => r?.outcome);
     const observations = results.map((r) => r?.observations ?? []);
     const seen = outcomes.filter((o): o is Outcome => o !== undefined);
-    const saidDifferently =
-      first.level === "PROBE" && new Set(observations.map((o) => o.map(comparable).join(" "))).size > 1;
+    const saidDifferently = first.level === "PROBE" && new Set(observations.map(behaviour)).size > 1;
     return {
       id,
       section: first.section,
@@ -115,7 +107,7 @@ export function renderComparison(c: Comparison): string {
     for (const r of probes) {
       out.push(`${r.id}${r.differs ? "  <- differs" : ""}`, `  ${r.rule}`);
       r.observations.forEach((obs, i) => {
-        const said = obs.length === 0 ? "(nothing recorded)" : obs.map(oneLine).join(" ");
+        const said = obs.length === 0 ? "(nothing recorded)" : obs.map((o) => oneLine(o.text)).join(" ");
         out.push(`  ${c.targets[i]?.label ?? "?"}: ${said}`);
       });
       out.push("");

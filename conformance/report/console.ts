@@ -1,18 +1,6 @@
 import { singleQuote } from "../client.js";
+import { clauseList, formatClauses, SECTIONS, sectionHasRules } from "../spec/clauses.js";
 import { LEVELS, type Check, type CheckResult, type Level, type Outcome, type RunReport } from "../types.js";
-
-/** The spec's sections, in its order; §6 (events) states no rule. */
-export const SPEC_SECTIONS: ReadonlyArray<{ number: number; title: string; hasRules: boolean }> = [
-  { number: 1, title: "What the service does", hasRules: true },
-  { number: 2, title: "Resources and their fields", hasRules: true },
-  { number: 3, title: "States and transitions", hasRules: true },
-  { number: 4, title: "Endpoints", hasRules: true },
-  { number: 5, title: "Authentication", hasRules: true },
-  { number: 6, title: "Events", hasRules: false },
-  { number: 7, title: "Errors", hasRules: true },
-  { number: 8, title: "Limits", hasRules: true },
-  { number: 9, title: "Versioning", hasRules: true },
-];
 
 /** "§4 Endpoints" → 4; undefined for a section that does not cite one. */
 export function sectionNumber(section: string): number | undefined {
@@ -54,16 +42,16 @@ export function coverage(catalogue: readonly Pick<Check, "section" | "level">[])
     for (const c of checks) counts[c.level] += 1;
     return counts;
   };
-  const rows: CoverageRow[] = SPEC_SECTIONS.map((s) => {
+  const rows: CoverageRow[] = SECTIONS.map((s) => {
     const checks = catalogue.filter((c) => sectionNumber(c.section) === s.number);
     return {
-      section: `§${s.number} ${s.title}`,
+      section: s.name,
       counts: count(checks),
       total: checks.length,
-      uncovered: s.hasRules && checks.length === 0,
+      uncovered: sectionHasRules(s.number) && checks.length === 0,
     };
   });
-  const known = new Set(SPEC_SECTIONS.map((s) => s.number));
+  const known = new Set(SECTIONS.map((s) => s.number));
   for (const [section, checks] of groupBySection(
     catalogue.filter((c) => !known.has(sectionNumber(c.section) ?? -1)),
   )) {
@@ -97,6 +85,7 @@ export function renderCatalogue(catalogue: readonly Check[]): string {
     out.push(section);
     for (const c of checks) {
       const tags = [
+        formatClauses(clauseList(c.clause)),
         c.gap === undefined ? "" : `gap #${c.gap}`,
         c.writes === true ? "writes" : c.writes === "if-needed" ? "writes if needed" : "",
         c.slow === true ? "slow" : "",
@@ -141,7 +130,8 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
       out.push(
         `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${note}`,
       );
-      if (r.level !== "PROBE") for (const obs of r.observations) out.push(`        note: ${oneLine(obs)}`);
+      if (r.level !== "PROBE")
+        for (const obs of r.observations) out.push(`        note: ${oneLine(obs.text)}`);
     }
     out.push("");
   }
@@ -223,7 +213,7 @@ export function renderProbeTable(probes: readonly CheckResult[], catalogue?: rea
       r.observations.length === 0
         ? "(nothing recorded)"
         : r.observations
-            .map((o, i, all) => (i < all.length - 1 && !/[.!?]$/.test(o) ? `${o};` : o))
+            .map(({ text }, i, all) => (i < all.length - 1 && !/[.!?]$/.test(text) ? `${text};` : text))
             .join(" ");
     return `| ${cell(r.id)} | ${gap === undefined ? "" : `#${gap}`} | ${cell(r.rule)} | ${cell(did)} |`;
   });

@@ -69,7 +69,7 @@ function openPoints(c: Comparison): string {
     const cells = r.observations
       .map(
         (obs) =>
-          `<td>${obs.length === 0 ? '<span class="muted">(nothing recorded)</span>' : obs.map((o) => escapeHtml(o)).join("<br>")}</td>`,
+          `<td>${obs.length === 0 ? '<span class="muted">(nothing recorded)</span>' : obs.map((o) => escapeHtml(o.text)).join("<br>")}</td>`,
       )
       .join("");
     const differs = c.targets.length > 1 && r.differs;

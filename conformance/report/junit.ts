@@ -55,7 +55,7 @@ function testcase(report: RunReport, r: CheckResult): string[] {
     }
   }
   if (r.observations.length > 0 && r.outcome !== "fail") {
-    body.push(`      <system-out>${text(r.observations.join("\n"))}</system-out>`);
+    body.push(`      <system-out>${text(r.observations.map((o) => o.text).join("\n"))}</system-out>`);
   }
   return body.length === 0 ? [`${open}/>`] : [`${open}>`, ...body, "    </testcase>"];
 }
@@ -70,7 +70,7 @@ function failureText(report: RunReport, r: CheckResult): string {
     if (f.replay !== undefined) lines.push(`counterexample: ${f.replay}`);
   }
   lines.push(`replay: ${replayCommand(report, r.id)}`);
-  if (r.observations.length > 0) lines.push(...r.observations.map((o) => `note: ${o}`));
+  if (r.observations.length > 0) lines.push(...r.observations.map((o) => `note: ${o.text}`));
   return lines.join("\n");
 }
 

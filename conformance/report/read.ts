@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { RATE_LIMIT_SCOPES } from "../manifest-schema.js";
+import { CAUSES } from "../failures.js";
 import { LEVELS, type RunReport } from "../types.js";
 
 /**
@@ -8,18 +9,31 @@ import { LEVELS, type RunReport } from "../types.js";
  * compare and the HTML report read, so that a file from another tool is refused in one line.
  */
 
-const FailureSchema = z.object({
-  message: z.string(),
-  expected: z.string(),
-  actual: z.string(),
-  curl: z.string().optional(),
-  status: z.number().optional(),
-  replay: z.string().optional(),
-});
+const FailureSchema = z
+  .object({
+    // Reports from before stable keys have none: their message stands in, matching only itself.
+    key: z.string().optional(),
+    cause: z.enum(CAUSES).default("rule"),
+    message: z.string(),
+    expected: z.string(),
+    actual: z.string(),
+    curl: z.string().optional(),
+    status: z.number().optional(),
+    replay: z.string().optional(),
+  })
+  .transform(({ key, ...failure }) => ({ key: key ?? failure.message, ...failure }));
+
+/** An observation; one from a report written before keys is its own key. */
+const ObservationSchema = z.union([
+  z.object({ key: z.string(), text: z.string() }),
+  z.string().transform((text) => ({ key: text, text })),
+]);
 
 const ResultSchema = z.object({
   id: z.string(),
   section: z.string(),
+  // Reports from before clause ids cite none.
+  clauses: z.array(z.string()).default([]),
   level: z.enum(LEVELS),
   rule: z.string(),
   outcome: z.enum(["pass", "fail", "skip", "observed"]),
@@ -27,7 +41,7 @@ const ResultSchema = z.object({
   durationMs: z.number(),
   requests: z.number(),
   skipReason: z.string().optional(),
-  observations: z.array(z.string()),
+  observations: z.array(ObservationSchema),
   failure: FailureSchema.optional(),
 });
 

@@ -8,6 +8,7 @@ import { attr, renderJunitReport, text } from "./junit.js";
 const result = (id: string, section: string, level: Level, over: Partial<CheckResult> = {}): CheckResult => ({
   id,
   section,
+  clauses: [],
   level,
   rule: `rule of ${id}`,
   outcome: "pass",
@@ -19,6 +20,8 @@ const result = (id: string, section: string, level: Level, over: Partial<CheckRe
 });
 
 const failure = {
+  key: "more items than the limit",
+  cause: "rule" as const,
   message: "limit ignored",
   expected: "at most 5 items",
   actual: "7 items",
@@ -57,7 +60,7 @@ function sampleReport(): RunReport {
       }),
       result("query.unknown", "§4 Endpoints", "PROBE", {
         outcome: "observed",
-        observations: ["ignored `foo=1` | 200"],
+        observations: [{ key: "?foo=: 200", text: "ignored `foo=1` | 200" }],
       }),
       result("overview", "§1 What the service does", "MUST"),
     ],
@@ -65,7 +68,14 @@ function sampleReport(): RunReport {
 }
 
 const catalogueOf = (entries: Array<[string, Level]>): Check[] =>
-  entries.map(([section, level], i) => ({ id: `c${i}`, section, level, rule: "r", run: async () => {} }));
+  entries.map(([section, level], i) => ({
+    id: `c${i}`,
+    section,
+    clause: "§4.5",
+    level,
+    rule: "r",
+    run: async () => {},
+  }));
 
 describe("console report", () => {
   const report = sampleReport();
@@ -172,6 +182,7 @@ describe("console report", () => {
       {
         id: "limits.burst",
         section: "§8 Limits",
+        clause: ["§8.1", "§7.8"],
         level: "MUST",
         rule: "429 within 2N+1",
         phase: "final",
@@ -181,13 +192,14 @@ describe("console report", () => {
       {
         id: "auth.missing",
         section: "§5 Authentication",
+        clause: ["§5.6", "§7.5"],
         level: "MUST",
         rule: "no token: 401",
         run: async () => {},
       },
     ]);
     expect(list).toMatch(
-      /^§5 Authentication\n {2}auth\.missing +MUST +no token: 401\n\n§8 Limits\n {2}limits\.burst +MUST +429 within 2N\+1 {2}\[gap #21, final\]/,
+      /^§5 Authentication\n {2}auth\.missing +MUST +no token: 401 {2}\[§5\.6, §7\.5\]\n\n§8 Limits\n {2}limits\.burst +MUST +429 within 2N\+1 {2}\[§8\.1, §7\.8, gap #21, final\]/,
     );
     expect(list).toContain("2 checks: 2 MUST, 0 SHOULD, 0 REFERENCE, 0 PROBE.");
   });

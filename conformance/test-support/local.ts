@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TokenManifest } from "../manifest-schema.js";
-import { SCOPES } from "../checks/spec.js";
+import { SCOPES } from "../spec/constants.js";
 
 /** A request as a tiny test server saw it. */
 export interface SeenRequest {

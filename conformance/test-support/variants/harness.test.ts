@@ -24,6 +24,6 @@ describe("the variant harness", () => {
     // Batches of ten, 120 ms each: well past the one-second window on the machine's clock.
     expect(run.seconds * 1000).toBeGreaterThan(WINDOW_MS);
     expect(burst?.outcome).toBe("pass");
-    expect(burst?.observations.join(" ")).toMatch(/after 0 ms/);
+    expect(burst?.observations.map((o) => o.text).join(" ")).toMatch(/after 0 ms/);
   });
 });

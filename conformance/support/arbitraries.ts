@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import type { JsonObject } from "./assert.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "./spec.js";
+import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "../spec/constants.js";
 
 /**
  * Named generators for the property checks. Valid bodies stay inside what the spec promises will work
@@ -98,21 +98,27 @@ export interface InvalidBody {
   body: JsonObject;
   /** The field whose rule is broken. */
   field: string;
+  /** Which rule, whatever the value: "too long", "a boolean, not a string". A failure's key names it. */
+  rule: string;
   /** How, as the failure message says it: "201 characters (max 200)". */
   why: string;
 }
 
 export interface Mutation {
   field: string;
+  rule: string;
   why: string;
   /** Absent: the field is removed. */
   value?: unknown;
 }
 
 const tooLong = (field: string, max: number, prefix: string, fill = "x"): fc.Arbitrary<Mutation> =>
-  fc
-    .integer({ min: max + 1, max: max + Math.max(50, Math.floor(max / 2)) })
-    .map((n) => ({ field, why: `${n} ASCII characters (max ${max})`, value: padTo(prefix, n, fill) }));
+  fc.integer({ min: max + 1, max: max + Math.max(50, Math.floor(max / 2)) }).map((n) => ({
+    field,
+    rule: "too long",
+    why: `${n} ASCII characters (max ${max})`,
+    value: padTo(prefix, n, fill),
+  }));
 
 function mutate(
   base: fc.Arbitrary<JsonObject>,
@@ -139,22 +145,25 @@ function wrongTypes(field: string, expected: "string" | "number" | "boolean", re
     .filter(([type]) => type !== expected && !(expected === "number" && type === "string"))
     .map(([type, value]) => ({
       field,
+      rule: `a ${type}, not a ${expected}`,
       why: `${JSON.stringify(value)} (${type}) is not a ${expected}`,
       value,
     }));
 }
 
-const missingField = (field: string): Mutation => ({ field, why: "missing (required)" });
+const missingField = (field: string): Mutation => ({ field, rule: "missing", why: "missing (required)" });
 
 const outsideEnum = (field: string, values: readonly string[], allowed: readonly string[]): Mutation[] =>
   values.map((value) => ({
     field,
+    rule: "outside the enum",
     why: `${JSON.stringify(value)} is not one of ${allowed.join(", ")}`,
     value,
   }));
 
 const overMax = (field: string, max: number, prefix: string, fill = "x"): Mutation => ({
   field,
+  rule: "too long",
   why: `${max + 1} ASCII characters (max ${max})`,
   value: padTo(prefix, max + 1, fill),
 });
@@ -185,6 +194,7 @@ export function contactRuleBreaks(marker: string): Mutation[] {
     ...wrongTypes("name", "string", true),
     ...CLEAR_INVALID_EMAILS.map((value) => ({
       field: "email",
+      rule: "not an e-mail address",
       why: `${JSON.stringify(value)} is not an e-mail address`,
       value,
     })),
@@ -204,7 +214,7 @@ export function contactRuleBreaks(marker: string): Mutation[] {
 export function applyBreak(valid: JsonObject, m: Mutation): InvalidBody {
   const body: JsonObject = Object.fromEntries(Object.entries(valid).filter(([k]) => k !== m.field));
   if ("value" in m) body[m.field] = m.value;
-  return { body, field: m.field, why: m.why };
+  return { body, field: m.field, rule: m.rule, why: m.why };
 }
 
 /** The fixed examples of contacts.invalid-bodies: every single-rule break, on a full valid body. */
@@ -224,6 +234,7 @@ export function invalidContactBodyArb(marker: string): fc.Arbitrary<InvalidBody>
       tooLong("name", MAX.contactName, prefix),
       invalidEmailArb.map((value) => ({
         field: "email",
+        rule: "not an e-mail address",
         why: `${JSON.stringify(value)} is not an e-mail address`,
         value,
       })),
@@ -331,7 +342,7 @@ export function productRuleBreaks(marker: string): Mutation[] {
     ...outsideEnum("type", ["GOODS", "SERVICES", ""], PRODUCT_TYPES),
     ...wrongTypes("type", "string", false),
     missingField("unitPrice"),
-    { field: "unitPrice", why: "-0.01 is negative (must be >= 0)", value: -0.01 },
+    { field: "unitPrice", rule: "negative", why: "-0.01 is negative (must be >= 0)", value: -0.01 },
     ...wrongTypes("unitPrice", "number", true),
     ...wrongTypes("taxable", "boolean", false),
   ];
@@ -348,6 +359,7 @@ export const productRuleBreakExamples = (marker: string, sku: (n: number) => str
 export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
   const negative = decimalTextArb({ maxIntDigits: 6, nonZero: true }).map((t) => ({
     field: "unitPrice",
+    rule: "negative",
     why: `-${t} is negative (must be >= 0)`,
     value: -Number(t),
   }));

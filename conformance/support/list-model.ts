@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import type { ManifestToken } from "../manifest-schema.js";
-import type { Check, CheckContext, HttpExchange } from "../types.js";
+import { failureKey } from "../failures.js";
+import type { CheckContext, HttpExchange } from "../types.js";
 import {
   expectList,
   expectStatus,
@@ -29,9 +30,9 @@ import {
   unique,
   withUniqueSku,
 } from "./data.js";
-import { checkProperty } from "./property.js";
+import { matchesFilter, type FilterReading } from "./filters.js";
 import { listedContactProblems, listedProductProblems } from "./shapes.js";
-import { LIST_NAMES, LISTS, MAX, SECTION, type ListName } from "./spec.js";
+import { LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
 
 /**
  * A model-based check (fast-check commands): random sequences of creations and reads across two
@@ -109,7 +110,7 @@ export async function buildModel(ctx: CheckContext): Promise<ListModel> {
   return model;
 }
 
-interface Real {
+export interface Real {
   ctx: CheckContext;
 }
 
@@ -128,12 +129,13 @@ const orderTime = (list: ListName, item: JsonObject): number => {
   return typeof value === "string" ? Date.parse(value) : Number.NaN;
 };
 
-/** The filter as §4 states it; for contacts, whether type=CLIENT includes BOTH is open (either passes). */
-function matches(list: ListName, filter: string | undefined, item: JsonObject, lenient: boolean): boolean {
-  if (filter === undefined) return true;
-  if (list !== "contacts") return item.status === filter;
-  return item.type === filter || (lenient && filter !== "BOTH" && item.type === "BOTH");
-}
+/** No filter, or the filter as the kit reads it (support/filters.ts). */
+const matches = (
+  list: ListName,
+  filter: string | undefined,
+  item: JsonObject,
+  reading: FilterReading,
+): boolean => filter === undefined || matchesFilter(list, filter, item, reading);
 
 /** The kit's creation an item stands for, if it is one: by its unique name or sku. */
 function createdAs(list: ListName, collection: Collection, item: JsonObject): Created | undefined {
@@ -141,49 +143,74 @@ function createdAs(list: ListName, collection: Collection, item: JsonObject): Cr
   return typeof key === "string" ? collection.created.find((c) => c.key === key) : undefined;
 }
 
+/** How a read departs from the model: what a failure's key names, whatever the ids and values. */
+export type ReadProblemKind =
+  | "longer than the limit"
+  | "outside the filter"
+  | "not before"
+  | "another organization's"
+  | "no record of the organization"
+  | "read back otherwise"
+  | "count";
+
+export interface ReadProblem {
+  kind: ReadProblemKind;
+  text: string;
+}
+
 /** Every way a read's answer departs from the model (pure: the caller updates the model). */
-export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonObject[]): string[] {
-  const problems: string[] = [];
+export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonObject[]): ReadProblem[] {
+  const problems: ReadProblem[] = [];
+  const problem = (kind: ReadProblemKind, text: string): void => void problems.push({ kind, text });
   const collection = model.lists[q.org][q.list];
   const other = q.org === 0 ? 1 : 0;
   const theirs = model.orgs.includes(other) ? model.lists[other][q.list] : undefined;
   const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
   const before =
     q.before !== undefined && model.before[q.list] === "supported" ? Date.parse(q.before) : undefined;
-  if (items.length > max) problems.push(`${items.length} items, more than the ${max} asked (§4)`);
+  if (items.length > max)
+    problem("longer than the limit", `${items.length} items, more than the ${max} asked (§4)`);
   for (const item of items) {
     const id = JSON.stringify(item.id);
-    if (!matches(q.list, q.filter, item, true)) {
-      problems.push(`${id} does not match the filter ${q.filter ?? ""} (§4)`);
+    if (!matches(q.list, q.filter, item, "either")) {
+      problem("outside the filter", `${id} does not match the filter ${q.filter ?? ""} (§4)`);
     }
     if (before !== undefined && !(orderTime(q.list, item) < before)) {
-      problems.push(`${id} is not strictly before ${q.before ?? ""} (spec-gaps #8)`);
+      problem("not before", `${id} is not strictly before ${q.before ?? ""} (spec-gaps #8)`);
     }
     const foreign =
       theirs !== undefined &&
       (createdAs(q.list, theirs, item) !== undefined ||
         (typeof item.id === "string" && JSON.stringify(theirs.byId.get(item.id)) === JSON.stringify(item)));
-    if (foreign) problems.push(`${id} is organization ${other}'s (§1)`);
+    if (foreign) problem("another organization's", `${id} is organization ${other}'s (§1)`);
     else if (collection.complete && typeof item.id === "string" && !collection.byId.has(item.id)) {
-      problems.push(`${id} is no record of organization ${q.org}'s ${q.list} (§1)`);
+      problem(
+        "no record of the organization",
+        `${id} is no record of organization ${q.org}'s ${q.list} (§1)`,
+      );
     }
     const mine = createdAs(q.list, collection, item);
     if (mine !== undefined) {
       const sent = mine.sent;
       const off = "sku" in sent ? listedProductProblems(sent, item) : listedContactProblems(sent, item);
-      problems.push(...off.map((p) => `${id}, created by the kit, reads back otherwise: ${snippet(p, 200)}`));
+      for (const p of off)
+        problem(
+          "read back otherwise",
+          `${id}, created by the kit, reads back otherwise: ${snippet(p.text, 200)}`,
+        );
     }
   }
   if (collection.complete) {
     const held = [...collection.byId.values()].filter(
       (i) => before === undefined || orderTime(q.list, i) < before,
     );
-    const strict = held.filter((i) => matches(q.list, q.filter, i, false)).length;
-    const lenient = held.filter((i) => matches(q.list, q.filter, i, true)).length;
+    const strict = held.filter((i) => matches(q.list, q.filter, i, "exact")).length;
+    const lenient = held.filter((i) => matches(q.list, q.filter, i, "either")).length;
     const least = Math.min(max, strict);
     const most = Math.min(max, lenient);
     if (items.length < least || items.length > most) {
-      problems.push(
+      problem(
+        "count",
         `${items.length} items, where the organization holds ${strict === lenient ? strict : `${strict} to ${lenient}`} matching (so ${least === most ? least : `${least} to ${most}`} with limit ${max})`,
       );
     }
@@ -256,9 +283,17 @@ class ReadCommand implements fc.AsyncCommand<ListModel, Real> {
     }
     if (problems.length > 0) {
       fail(`${line} departs from what the organization holds`, {
+        key: failureKey(
+          "departs from the model",
+          q.list,
+          [...new Set(problems.map((p) => p.kind))].sort().join(", "),
+        ),
         expected:
           "only the organization's own records, matching the query, as many as it holds (at most the limit), as they were sent",
-        actual: problems.slice(0, 5).join("; "),
+        actual: problems
+          .slice(0, 5)
+          .map((p) => p.text)
+          .join("; "),
         exchange: ex,
       });
     }
@@ -382,27 +417,3 @@ export function listCommandsArb(
     .map(([o, draft]) => new CreateProductCommand(o, draft));
   return fc.commands([read, read, contact, product], { maxCommands: 8 });
 }
-
-export const modelChecks: readonly Check[] = [
-  {
-    id: "lists.model",
-    section: SECTION.endpoints,
-    level: "MUST",
-    rule: "Random sequences of creations and reads (filters, limits, before) across two organizations agree with a model of what each holds: only its own records, matching the query, as many as it holds up to the limit, each as sent",
-    gap: 8,
-    writes: true,
-    async run(ctx) {
-      const model = await buildModel(ctx);
-      const real: Real = { ctx };
-      await checkProperty(ctx, {
-        rule: "A sequence of creations and reads must agree with the model (§1, §4, §8)",
-        arb: listCommandsArb(ctx.marker, model.orgs),
-        numRuns: Math.max(1, Math.min(ctx.options.numRuns, 6)),
-        show: (cmds) => snippet([...cmds].map(String).join("; "), 900),
-        predicate: (cmds) => fc.asyncModelRun(() => ({ model, real }), cmds),
-      });
-      const created = model.orgs.flatMap((o) => LIST_NAMES.map((l) => model.lists[o][l].created.length));
-      ctx.observe(`The sequences created ${created.reduce((a, b) => a + b, 0)} records.`);
-    },
-  },
-];

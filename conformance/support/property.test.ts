@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CheckFailure, systemKitClock, type CheckContext, type HttpExchange } from "../types.js";
 import { checkProperty, writeRuns } from "./property.js";
+import { SharedData } from "./shared.js";
 
 /** A context with only what checkProperty reads: the options. */
 function context(seed = 1234, numRuns = 25): CheckContext {
@@ -33,7 +34,7 @@ function context(seed = 1234, numRuns = 25): CheckContext {
       throw new Error(`skip: ${reason}`);
     },
     observe: () => undefined,
-    cache: new Map(),
+    shared: new SharedData(),
     clock: systemKitClock,
   };
 }
@@ -51,6 +52,7 @@ const exchangeFor = (n: number): HttpExchange => ({
 const failsFromTen = async (n: number): Promise<void> => {
   if (n >= 10) {
     throw new CheckFailure(`limit=${n} gave too much`, {
+      key: "too many items | GET /api/v1/contacts",
       expected: "at most n items",
       actual: `${n + 1} items`,
       exchange: exchangeFor(n),
@@ -97,6 +99,23 @@ describe("checkProperty", () => {
     expect(f.actual).toBe("11 items");
     expect(f.exchange?.request.query).toEqual({ limit: "10" });
     expect(f.replay).toMatch(/^--seed 1234 --num-runs 25 \(fast-check path [0-9:]+\)$/);
+  });
+
+  it("keys the failure by the counterexample's class and the rule it broke, the same at every seed", async () => {
+    const spec = {
+      rule: "r",
+      arb: fc.integer({ min: 0, max: 1000 }),
+      classOf: (n: number) => (n > 100 ? "large" : "small"),
+      predicate: failsFromTen,
+    };
+    const keys = await Promise.all(
+      [1, 2, 3].map(async (seed) => (await failureOf(checkProperty(context(seed), spec))).key),
+    );
+    expect(keys).toEqual([
+      "small | too many items | GET /api/v1/contacts",
+      "small | too many items | GET /api/v1/contacts",
+      "small | too many items | GET /api/v1/contacts",
+    ]);
   });
 
   it("replays: the same seed gives the same counterexample and path", async () => {

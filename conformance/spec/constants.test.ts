@@ -8,7 +8,7 @@ import {
   LISTS,
   PRODUCT_TYPES,
   SCOPES,
-} from "./spec.js";
+} from "./constants.js";
 
 /**
  * The kit writes the spec's enums out itself, so that a mistake in the reference's model cannot pass

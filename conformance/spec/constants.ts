@@ -1,10 +1,11 @@
 /**
- * What the catalogue reads from the spec (accounting-api.md), in one place: section titles, the enums
- * of §2 and §5, the endpoint table of §4, the error table of §7 and the limits of §8. Checks cite these
- * rather than spelling paths and numbers again, so that a change of the spec is one edit.
+ * What the catalogue reads from the spec (accounting-api.md), in one place: the enums of §2 and §5, the
+ * endpoint table of §4, the error table of §7 and the limits of §8 (its sections and clauses are in
+ * spec/clauses.ts). Checks cite these rather than spelling paths and numbers again, so that a change of
+ * the spec is one edit.
  *
  * Written out from the spec, never imported from the reference: the kit judges the reference too, and a
- * mistake in the reference's model must not pass both (spec.test.ts compares the two).
+ * mistake in the reference's model must not pass both (constants.test.ts compares the two).
  */
 
 /** §2 Contact `type`. */
@@ -27,21 +28,6 @@ export const SCOPES = [
   "expenses:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
-
-export const SECTION = {
-  service: "§1 What the service does",
-  resources: "§2 Resources and their fields",
-  states: "§3 States and transitions",
-  endpoints: "§4 Endpoints",
-  auth: "§5 Authentication",
-  events: "§6 Events",
-  errors: "§7 Errors",
-  limits: "§8 Limits",
-  versioning: "§9 Versioning",
-} as const;
-
-/** In spec order: the catalogue is sorted by it. */
-export const SECTION_ORDER: readonly string[] = Object.values(SECTION);
 
 export type ListName = "contacts" | "products" | "invoices" | "expenses";
 

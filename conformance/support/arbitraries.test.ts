@@ -23,7 +23,7 @@ import {
   significantDigits,
 } from "./arbitraries.js";
 import type { JsonObject } from "./assert.js";
-import { LISTS } from "./spec.js";
+import { LISTS } from "../spec/constants.js";
 
 /**
  * The arbitraries produce what they claim, judged by validators written here from the spec's tables,

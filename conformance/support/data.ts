@@ -1,13 +1,14 @@
 import type { ManifestToken } from "../manifest-schema.js";
+import { failureKey } from "../failures.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
-import { LISTS, MAX, type ListName } from "./spec.js";
+import { LISTS, MAX, type ListName } from "../spec/constants.js";
 
 /**
  * What several checks share: tokens, the first page of each list, the records a run creates (created
  * once, read by every check that needs one), locating a record in a list, and whether the target
- * supports `before`. Memoized in `ctx.cache`, keyed by what was asked, so that a check run alone (with
+ * supports `before`. Kept in `ctx.shared` (support/shared.ts), keyed by what was asked, so that a check run alone (with
  * --grep) fetches what it needs and a full run fetches it once.
  */
 
@@ -36,22 +37,10 @@ export function usableTokens(ctx: CheckContext): ManifestToken[] {
   );
 }
 
-/** Memoizes a promise in the run's cache; a rejected one is forgotten so that the next asker retries. */
-export function memo<T>(ctx: CheckContext, key: string, make: () => Promise<T>): Promise<T> {
-  const hit = ctx.cache.get(key);
-  if (hit instanceof Promise) return hit as Promise<T>;
-  const made = make();
-  ctx.cache.set(key, made);
-  made.catch(() => ctx.cache.delete(key));
-  return made;
-}
-
 /** `<marker>-<tag>-<n>`: unique within the run, so that no two records share a sku by accident. */
 export function unique(ctx: CheckContext, tag: string): string {
-  const seq = ctx.cache.get("unique-seq");
-  const n = (typeof seq === "number" ? seq : 0) + 1;
-  ctx.cache.set("unique-seq", n);
-  return `${ctx.marker}-${tag}-${n}`;
+  ctx.shared.sequence += 1;
+  return `${ctx.marker}-${tag}-${ctx.shared.sequence}`;
 }
 
 /** A generated draft with a sku no other record of the run has (`<marker>-p-<n>-<tail>`, at most 100). */
@@ -92,7 +81,7 @@ export const dataObject = (ex: HttpExchange): JsonObject | undefined =>
 
 /** The first page, at the largest limit, as the token sees it; fetched once per run. */
 export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
-  return memo(ctx, `page:${list}:${token.label}`, () =>
+  return ctx.shared.firstPages.get(`${list}:${token.label}`, () =>
     ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
   );
 }
@@ -114,7 +103,7 @@ export function filteredPage(
   token: ManifestToken,
 ): Promise<HttpExchange> {
   const param = LISTS[list].filter?.param ?? "type";
-  return memo(ctx, `filtered:${list}:${value}:${token.label}`, () =>
+  return ctx.shared.filteredPages.get(`${list}:${value}:${token.label}`, () =>
     ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
   );
 }
@@ -148,7 +137,7 @@ export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObj
 export function createdContact(ctx: CheckContext, variant: ContactVariant): Promise<Created> {
   const token = fullToken(ctx, 0);
   const body = contactBody(ctx, variant);
-  return memo(ctx, `created:contact:${variant}`, async () => ({
+  return ctx.shared.createdContacts.get(variant, async () => ({
     body,
     exchange: await ctx.http.send({ method: "POST", path: LISTS.contacts.path, auth: token, json: body }),
   }));
@@ -193,7 +182,7 @@ export const postProduct = (
 export function createdProduct(ctx: CheckContext, variant: ProductVariant): Promise<CreatedProduct> {
   const token = fullToken(ctx, 0);
   const draft = productDraft(ctx, variant);
-  return memo(ctx, `created:product:${variant}`, async () => ({
+  return ctx.shared.createdProducts.get(variant, async () => ({
     draft,
     exchange: await postProduct(ctx, token, draft),
   }));
@@ -243,7 +232,7 @@ export function beforeSupport(
   list: ListName,
   token: ManifestToken,
 ): Promise<BeforeSupport> {
-  return memo(ctx, `before:${list}:${token.label}`, async (): Promise<BeforeSupport> => {
+  return ctx.shared.beforeSupport.get(`${list}:${token.label}`, async (): Promise<BeforeSupport> => {
     const limit = String(MAX.pageMax);
     const plain = await currentPage(ctx, list, token);
     const items = itemsOf(plain);
@@ -364,6 +353,7 @@ export async function requireListed(
     return ctx.skip(`${what} is not on the pages read, and the list could not be read to its end`);
   }
   return fail(`${what}, just created, is not in the organization's list (§4)`, {
+    key: failureKey("created, not listed", LISTS[list].path),
     expected: `${what} listed`,
     actual: "no such item in the whole list",
     exchange: located.exchange,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./assert.js";
-import { judgeRead, type ListModel } from "./model.js";
+import { judgeRead as judgeProblems, type ListModel, type ReadQuery } from "./list-model.js";
 
 /** Two organizations with contacts and invoices known in full; invoices' `before` supported. */
 function model(): ListModel {
@@ -39,6 +39,10 @@ function model(): ListModel {
   });
   return m;
 }
+
+/** The problems' texts, as a failure shows them. */
+const judgeRead = (m: ListModel, q: ReadQuery, items: readonly JsonObject[]): string[] =>
+  judgeProblems(m, q, items).map((p) => p.text);
 
 const own = (m: ListModel, ...ids: string[]): JsonObject[] =>
   ids.map((id) => m.lists[0].contacts.byId.get(id) ?? {}).reverse();
@@ -112,5 +116,15 @@ describe("judgeRead", () => {
     expect(
       problems.some((p) => /^"3", created by the kit, reads back otherwise: address: sent "x{10}/.test(p)),
     ).toBe(true);
+  });
+
+  it("says what kind of departure each problem is, for a failure's key", () => {
+    const m = model();
+    const theirs = m.lists[1].contacts.byId.get("9") ?? {};
+    const kinds = judgeProblems(m, { org: 0, list: "contacts", limit: "4" }, [
+      ...own(m, "1", "2", "3", "4"),
+      theirs,
+    ]).map((p) => p.kind);
+    expect(new Set(kinds)).toEqual(new Set(["longer than the limit", "another organization's", "count"]));
   });
 });

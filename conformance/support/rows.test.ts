@@ -7,8 +7,8 @@ import {
   type HttpExchange,
   type HttpRequest,
 } from "../types.js";
-import { catalogue } from "./index.js";
-import { RULE_ROWS, expectAnswer, ruleCheck, type RuleRow } from "./rules.js";
+import { expectAnswer, INVALID, ruleCheck, type RuleRow } from "./rows.js";
+import { SharedData } from "./shared.js";
 
 const answerOf = (
   status: number,
@@ -61,26 +61,41 @@ function contextAnswering(answer: (r: HttpRequest) => HttpExchange): {
       throw new Error(reason);
     },
     observe: () => undefined,
-    cache: new Map(),
+    shared: new SharedData(),
     clock: systemKitClock,
   };
   return { ctx, sent };
 }
 
 describe("rule rows", () => {
-  it("are checks of the catalogue, one per row, with the row's id, section and level", () => {
-    for (const row of RULE_ROWS) {
-      expect(
-        catalogue.find((c) => c.id === row.id),
-        row.id,
-      ).toMatchObject({ section: row.section, level: row.level, rule: row.rule });
-    }
+  it("become checks carrying the row's id, section, level, rule and flags", () => {
+    const row: RuleRow = {
+      id: "example.row",
+      section: "§7 Errors",
+      clause: "§7.4",
+      level: "SHOULD",
+      rule: "A row",
+      gap: 14,
+      writes: true,
+      requests: () => [],
+      expect: INVALID,
+    };
+    expect(ruleCheck(row)).toMatchObject({
+      id: "example.row",
+      section: "§7 Errors",
+      clause: "§7.4",
+      level: "SHOULD",
+      rule: "A row",
+      gap: 14,
+      writes: true,
+    });
   });
 
   it("make adding a clause one entry: a row sends its requests and passes when each gets the status and code", async () => {
     const row: RuleRow = {
       id: "example.teapot",
       section: "§7 Errors",
+      clause: "§7.4",
       level: "MUST",
       rule: "A teapot gets 418 teapot",
       requests: () => [
@@ -95,8 +110,20 @@ describe("rule rows", () => {
   });
 
   it("fail naming the request, the answer expected and the answer given", async () => {
-    const row = RULE_ROWS.find((r) => r.id === "products.unit-price-negative");
-    if (row === undefined) throw new Error("no row");
+    const row: RuleRow = {
+      id: "example.negative-price",
+      section: "§8 Limits",
+      clause: "§8.1",
+      level: "MUST",
+      rule: "A negative unitPrice gets 400 invalid_request",
+      requests: () => [
+        {
+          what: "unitPrice -0.01 (§8: >= 0)",
+          request: { method: "POST", path: "/api/v1/products", json: { unitPrice: -0.01 } },
+        },
+      ],
+      expect: INVALID,
+    };
     const { ctx } = contextAnswering((r) => answerOf(201, { data: {} }, r));
     const failure = await ruleCheck(row)
       .run(ctx)

@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import type { ProductDraft } from "./arbitraries.js";
 import { isRecord, type JsonObject } from "./assert.js";
-import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "./spec.js";
+import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../spec/constants.js";
 
 /**
  * §2's tables as data, and the judge of one item against them. Pure: unit-tested on its own, used by
@@ -108,49 +108,109 @@ export const EXPENSE_FIELDS: Fields = {
 
 const show = (value: unknown): string => JSON.stringify(value) ?? "undefined";
 
-function ruleProblem(value: unknown, rule: FieldRule, path: string): string[] {
+/**
+ * One way a record departs from §2 or from what was sent: `field` and `kind` say it without the
+ * values (a failure's key is made of them), `text` says it with them.
+ */
+export interface FieldProblem {
+  /** The field's path: `name`, `contact.id`; `item` for a record that is no object. */
+  field: string;
+  kind: "missing" | "null" | "type" | "format" | "enum" | "not as sent" | "not absent";
+  text: string;
+}
+
+const problem = (field: string, kind: FieldProblem["kind"], says: string): FieldProblem => ({
+  field,
+  kind,
+  text: `${field}: ${says}`,
+});
+
+/** Problems as a failure's key names them: each field and how it is wrong, sorted, no value. */
+export const problemsKey = (problems: readonly FieldProblem[]): string =>
+  [...new Set(problems.map((p) => `${p.field} ${p.kind}`))].sort().join(", ");
+
+/** Problems as a failure shows them: each with its values, the first `max`. */
+export const problemsText = (problems: readonly FieldProblem[], max = problems.length): string =>
+  problems
+    .slice(0, max)
+    .map((p) => p.text)
+    .join("; ");
+
+function ruleProblem(value: unknown, rule: FieldRule, path: string): FieldProblem[] {
   switch (rule.kind) {
     case "id":
       return typeof value === "string" && value !== ""
         ? []
-        : [`${path}: ${show(value)} is not a non-empty string (§2 identifiers; spec-gaps #3)`];
+        : [
+            problem(
+              path,
+              typeof value === "string" ? "format" : "type",
+              `${show(value)} is not a non-empty string (§2 identifiers; spec-gaps #3)`,
+            ),
+          ];
     case "string":
-      return typeof value === "string" ? [] : [`${path}: ${show(value)} is not a string`];
+      return typeof value === "string" ? [] : [problem(path, "type", `${show(value)} is not a string`)];
     case "boolean":
-      return typeof value === "boolean" ? [] : [`${path}: ${show(value)} is not a boolean`];
+      return typeof value === "boolean" ? [] : [problem(path, "type", `${show(value)} is not a boolean`)];
     case "enum":
       return typeof value === "string" && rule.values.includes(value)
         ? []
-        : [`${path}: ${show(value)} is not one of ${rule.values.join(", ")}`];
+        : [problem(path, "enum", `${show(value)} is not one of ${rule.values.join(", ")}`)];
     case "money":
       return typeof value === "string" && MONEY.test(value)
         ? []
-        : [`${path}: ${show(value)} is not a decimal string with four decimal places (§2 money)`];
+        : [
+            problem(
+              path,
+              typeof value === "string" ? "format" : "type",
+              `${show(value)} is not a decimal string with four decimal places (§2 money)`,
+            ),
+          ];
     case "timestamp":
       return isTimestamp(value)
         ? []
-        : [`${path}: ${show(value)} is not an ISO 8601 UTC timestamp with milliseconds and Z`];
+        : [
+            problem(
+              path,
+              typeof value === "string" ? "format" : "type",
+              `${show(value)} is not an ISO 8601 UTC timestamp with milliseconds and Z`,
+            ),
+          ];
     case "midnight":
       return isTimestamp(value) && MIDNIGHT.test(value)
         ? []
-        : [`${path}: ${show(value)} is not a midnight timestamp (YYYY-MM-DDT00:00:00.000Z)`];
+        : [
+            problem(
+              path,
+              typeof value === "string" ? "format" : "type",
+              `${show(value)} is not a midnight timestamp (YYYY-MM-DDT00:00:00.000Z)`,
+            ),
+          ];
     case "object":
       return isRecord(value)
         ? fieldProblems(value, rule.fields, `${path}.`)
-        : [`${path}: ${show(value)} is not an object`];
+        : [problem(path, "type", `${show(value)} is not an object`)];
   }
 }
 
 /** Every way `item` departs from `fields`; extra fields are not judged (the spec does not forbid them). */
-export function fieldProblems(item: unknown, fields: Fields, prefix = ""): string[] {
-  if (!isRecord(item)) return [`${prefix || "item"}: ${show(item)} is not an object`];
-  const out: string[] = [];
+export function fieldProblems(item: unknown, fields: Fields, prefix = ""): FieldProblem[] {
+  if (!isRecord(item))
+    return [problem(prefix === "" ? "item" : prefix.slice(0, -1), "type", `${show(item)} is not an object`)];
+  const out: FieldProblem[] = [];
   for (const [name, field] of Object.entries(fields)) {
     const path = `${prefix}${name}`;
     const value = item[name];
     if (value === undefined || value === null) {
-      if (field.optional !== true)
-        out.push(`${path}: ${value === null ? "null" : "missing"}, and it is not optional`);
+      if (field.optional !== true) {
+        out.push(
+          problem(
+            path,
+            value === null ? "null" : "missing",
+            `${value === null ? "null" : "missing"}, and it is not optional`,
+          ),
+        );
+      }
       continue;
     }
     out.push(...ruleProblem(value, field.rule, path));
@@ -217,18 +277,28 @@ const CONTACT_ECHOED = ["type", "name", "email", "phone"] as const;
  * spec-gaps #5: a contact creation answers id, type, name, createdAt, and email and phone equal to what
  * was sent; other fields may come too, and then must have their type.
  */
-export function contactCreationProblems(sent: JsonObject, data: JsonObject): string[] {
-  const out: string[] = [];
-  if (typeof data.id !== "string" || data.id === "")
-    out.push(`id: ${show(data.id)} is not a non-empty string`);
+export function contactCreationProblems(sent: JsonObject, data: JsonObject): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  if (typeof data.id !== "string" || data.id === "") {
+    out.push(
+      problem("id", data.id === undefined ? "missing" : "type", `${show(data.id)} is not a non-empty string`),
+    );
+  }
   if (!isTimestamp(data.createdAt)) {
-    out.push(`createdAt: ${show(data.createdAt)} is not an ISO 8601 UTC timestamp with milliseconds and Z`);
+    out.push(
+      problem(
+        "createdAt",
+        data.createdAt === undefined ? "missing" : "format",
+        `${show(data.createdAt)} is not an ISO 8601 UTC timestamp with milliseconds and Z`,
+      ),
+    );
   }
   const compared = new Set<string>(["id", "createdAt"]);
   for (const f of CONTACT_ECHOED) {
     if (!(f in sent)) continue;
     compared.add(f);
-    if (data[f] !== sent[f]) out.push(`${f}: sent ${show(sent[f])}, answered ${show(data[f])}`);
+    if (data[f] !== sent[f])
+      out.push(problem(f, "not as sent", `sent ${show(sent[f])}, answered ${show(data[f])}`));
   }
   const extras = Object.fromEntries(
     Object.entries(CONTACT_FIELDS)
@@ -239,16 +309,16 @@ export function contactCreationProblems(sent: JsonObject, data: JsonObject): str
 }
 
 /** A listed record against what was sent: §2's fields, and every field sent read back as sent. */
-export function listedContactProblems(sent: JsonObject, item: JsonObject): string[] {
+export function listedContactProblems(sent: JsonObject, item: JsonObject): FieldProblem[] {
   const out = fieldProblems(item, CONTACT_FIELDS);
   for (const [f, v] of Object.entries(sent)) {
-    if (item[f] !== v) out.push(`${f}: sent ${show(v)}, listed ${show(item[f])}`);
+    if (item[f] !== v) out.push(problem(f, "not as sent", `sent ${show(v)}, listed ${show(item[f])}`));
   }
   return out;
 }
 
 /** A product as sent (unitPrice as its JSON text) against what a list shows; defaults from §4. */
-export function listedProductProblems(sent: ProductDraft, item: JsonObject): string[] {
+export function listedProductProblems(sent: ProductDraft, item: JsonObject): FieldProblem[] {
   const out = fieldProblems(item, PRODUCT_FIELDS);
   const expected: JsonObject = {
     sku: sent.sku,
@@ -259,12 +329,12 @@ export function listedProductProblems(sent: ProductDraft, item: JsonObject): str
     ...(sent.description === undefined ? {} : { description: sent.description }),
   };
   for (const [f, v] of Object.entries(expected)) {
-    if (item[f] !== v) out.push(`${f}: expected ${show(v)}, listed ${show(item[f])}`);
+    if (item[f] !== v) out.push(problem(f, "not as sent", `expected ${show(v)}, listed ${show(item[f])}`));
   }
   // Nothing sent may read back as absent, null or empty: all say "no description".
   const d = item.description;
   if (sent.description === undefined && d !== undefined && d !== null && d !== "") {
-    out.push(`description: none sent, listed ${show(item.description)}`);
+    out.push(problem("description", "not absent", `none sent, listed ${show(item.description)}`));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { CheckFailure, type CheckContext, type HttpExchange } from "../types.js";
+import { CheckFailure, failureKey } from "../failures.js";
+import type { CheckContext, HttpExchange } from "../types.js";
 import { snippet } from "./assert.js";
 
 /**
@@ -22,6 +23,11 @@ export interface PropertySpec<T> {
   shrinkBudget?: number;
   /** How the counterexample is shown; default fast-check's stringify, cut to a report line. */
   show?: (value: T) => string;
+  /**
+   * The counterexample's class, for the failure's key: what kind of input broke the rule ("name too
+   * long"), never its values, which change with the seed. Default: the key says only how it broke.
+   */
+  classOf?: (value: T) => string;
 }
 
 /**
@@ -70,6 +76,8 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
   const replay = `--seed ${details.seed} --num-runs ${ctx.options.numRuns} (fast-check path ${details.counterexamplePath ?? "none"})`;
   if (details.counterexample === null) {
     throw new CheckFailure(`${spec.rule}: the property could not run to its end`, {
+      key: failureKey("property did not finish", details.interrupted ? "interrupted" : "runs skipped"),
+      cause: "error",
       expected: `${numRuns} runs`,
       actual: details.interrupted ? "interrupted" : `${details.numSkips} skipped runs`,
       replay,
@@ -82,6 +90,9 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
   throw new CheckFailure(
     `${spec.rule}. Broken by (after ${details.numShrinks} shrinks): ${shown}. ${error.message}`,
     {
+      // The broken rule as the shrunk case broke it, with the class of that case.
+      key: failureKey(spec.classOf?.(value), error.key),
+      cause: error.cause,
       expected: error.expected,
       actual: error.actual,
       ...(error.exchange === undefined ? {} : { exchange: error.exchange }),

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { CheckFailure, type HttpExchange } from "../types.js";
 import {
   charset,
+  expectAllowsOrigin,
   expectDataArray,
   expectDataObject,
+  expectError,
   expectErrorEnvelope,
   expectJsonContentType,
   expectList,
@@ -178,5 +180,66 @@ describe("small readers", () => {
   it("reads a comma-separated header as lower-cased tokens", () => {
     const ex = exchange(204, "", { "access-control-allow-methods": "GET, Post,PUT" });
     expect([...headerList(ex, "Access-Control-Allow-Methods")]).toEqual(["get", "post", "put"]);
+  });
+});
+
+describe("what a failure says about itself", () => {
+  const errorEnvelope = (body: unknown, status = 401) =>
+    failureOf(() => expectError(exchange(status, body), status, "unauthorized"));
+
+  it("names the foundation rule an answer broke, apart from the check's own", () => {
+    expect(errorEnvelope({ message: "no" }).cause).toBe("envelope.error-shape");
+    expect(errorEnvelope({ error: { code: "unauthorized", message: "m", details: ["x"] } }).cause).toBe(
+      "envelope.details-shape",
+    );
+    expect(errorEnvelope({ error: { code: "forbidden", message: "m" } }).cause).toBe("envelope.error-code");
+    expect(failureOf(() => expectStatus(exchange(200, { data: [] }), 401)).cause).toBe("rule");
+    expect(
+      failureOf(() => expectStatus(exchange(503, "down", { "content-type": "text/plain" }), 200)).cause,
+    ).toBe("response.no-5xx");
+    expect(
+      failureOf(() => expectJsonContentType(exchange(200, "<p>", { "content-type": "text/html" }))).cause,
+    ).toBe("response.json");
+    expect(failureOf(() => expectDataArray(exchange(200, { data: {} }))).cause).toBe("envelope.list-data");
+  });
+
+  it("keys the failure by what broke and the request's route, never by the URL or the body", () => {
+    const answer = (path: string, body: unknown): HttpExchange => ({
+      ...exchange(401, body),
+      request: { method: "GET", path },
+    });
+    const one = failureOf(() =>
+      expectError(
+        answer("/api/v1/contacts/cfk-1-aaaa", { error: { message: "cfk-1-aaaa" } }),
+        401,
+        "unauthorized",
+      ),
+    );
+    const two = failureOf(() =>
+      expectError(
+        answer("/api/v1/contacts/cfk-9-zzzz", { error: { message: "cfk-9-zzzz" } }),
+        401,
+        "unauthorized",
+      ),
+    );
+    expect(one.key).toBe("code not a string | GET /api/v1/contacts/*");
+    expect(two.key).toBe(one.key);
+  });
+
+  it("judges CORS on any answer: the origin allowed, keyed without the origin's value", () => {
+    const origin = "https://cfk-1-aaaa.conformance.example";
+    expectAllowsOrigin(exchange(200, { data: [] }, { "access-control-allow-origin": "*" }), origin, "r");
+    expectAllowsOrigin(exchange(200, { data: [] }, { "access-control-allow-origin": origin }), origin, "r");
+    const f = failureOf(() =>
+      expectAllowsOrigin(
+        exchange(200, { data: [] }, { "access-control-allow-origin": `${origin}/` }),
+        origin,
+        "r",
+      ),
+    );
+    expect(f).toMatchObject({
+      cause: "cors.allow-origin",
+      key: "another allow-origin | GET /api/v1/contacts",
+    });
   });
 });

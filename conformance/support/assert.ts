@@ -1,9 +1,15 @@
-import { CheckFailure, type HttpExchange, type HttpRequest } from "../types.js";
+import { CheckFailure, failureKey, routeOf, type Cause } from "../failures.js";
+import type { HttpExchange, HttpRequest } from "../types.js";
 
 /**
  * Assertion helpers: each throws a CheckFailure that says which rule was broken, what was expected
  * and what came back, with the exchange so that the report can show the curl that replays it.
  * `rule`, when given, leads the message: the report is read by someone who has not read the check.
+ *
+ * Each failure's key is what broke and the route of the request (failures.ts, routeOf), never the
+ * body or the URL, which carry the run's values. A helper judging a foundation rule (the envelope,
+ * JSON, UTF-8, CORS, no 5xx) names it as the cause; a status other than the one expected is the
+ * check's own rule, unless it is a server error.
  */
 
 export type JsonObject = Record<string, unknown>;
@@ -14,6 +20,10 @@ export const isRecord = (value: unknown): value is JsonObject =>
 export function fail(
   message: string,
   init: {
+    /** The defect, without the run's values: failures.ts, CheckFailure.key. */
+    key: string;
+    /** Default "rule": the check's own. */
+    cause?: Cause;
     expected: string;
     actual: string;
     exchange?: HttpExchange | undefined;
@@ -23,6 +33,8 @@ export function fail(
 ): never {
   const evidence = init.evidence?.filter((ex): ex is HttpExchange => ex !== undefined);
   throw new CheckFailure(message, {
+    key: init.key,
+    ...(init.cause === undefined ? {} : { cause: init.cause }),
     expected: init.expected,
     actual: init.actual,
     ...(init.exchange === undefined ? {} : { exchange: init.exchange }),
@@ -56,10 +68,18 @@ export const answer = (ex: HttpExchange): string => `${ex.status} ${snippet(ex.t
 /** `GET /api/v1/contacts answered 400`. */
 export const answered = (ex: HttpExchange): string => `${requestLine(ex.request)} answered ${ex.status}`;
 
+/** `status 200 | POST /api/v1/contacts`: what broke, on which route. */
+const keyOf = (what: string, ex: HttpExchange): string => failureKey(what, routeOf(ex.request));
+
+/** A status other than the one expected is the check's own failure, unless the server failed. */
+const statusCause = (ex: HttpExchange): Cause => (ex.status >= 500 ? "response.no-5xx" : "rule");
+
 export function expectStatus(ex: HttpExchange, expected: number | readonly number[], rule?: string): void {
   const allowed = typeof expected === "number" ? [expected] : expected;
   if (allowed.includes(ex.status)) return;
   fail(lead(rule, answered(ex)), {
+    key: keyOf(`status ${ex.status}`, ex),
+    cause: statusCause(ex),
     expected: `status ${allowed.join(" or ")}`,
     actual: answer(ex),
     exchange: ex,
@@ -70,12 +90,20 @@ export const is2xx = (ex: HttpExchange): boolean => ex.status >= 200 && ex.statu
 
 export function expectSuccess(ex: HttpExchange, rule?: string): void {
   if (is2xx(ex)) return;
-  fail(lead(rule, answered(ex)), { expected: "a 2xx status", actual: answer(ex), exchange: ex });
+  fail(lead(rule, answered(ex)), {
+    key: keyOf(`status ${ex.status}`, ex),
+    cause: statusCause(ex),
+    expected: "a 2xx status",
+    actual: answer(ex),
+    exchange: ex,
+  });
 }
 
 export function expectNot5xx(ex: HttpExchange, rule?: string): void {
   if (ex.status < 500) return;
   fail(lead(rule, `${answered(ex)}: a server error`), {
+    key: keyOf(`status ${ex.status}`, ex),
+    cause: "response.no-5xx",
     expected: "an answer below 500",
     actual: answer(ex),
     exchange: ex,
@@ -101,6 +129,8 @@ export function expectJsonContentType(ex: HttpExchange, rule?: string): void {
   const type = ex.headers["content-type"] ?? "(none)";
   if (mediaType(ex) !== "application/json") {
     fail(lead(rule, `${answered(ex)} with Content-Type ${type}`), {
+      key: keyOf(`media type ${mediaType(ex) || "(none)"}`, ex),
+      cause: "response.json",
       expected: "Content-Type application/json (a charset parameter, if any, utf-8)",
       actual: `Content-Type ${type}`,
       exchange: ex,
@@ -109,6 +139,8 @@ export function expectJsonContentType(ex: HttpExchange, rule?: string): void {
   const cs = charset(ex);
   if (cs !== undefined && cs !== "utf-8" && cs !== "utf8") {
     fail(lead(rule, `${answered(ex)} in charset ${cs}`), {
+      key: keyOf(`charset ${cs}`, ex),
+      cause: "response.utf-8",
       expected: "UTF-8 (§1)",
       actual: `Content-Type ${type}`,
       exchange: ex,
@@ -116,6 +148,8 @@ export function expectJsonContentType(ex: HttpExchange, rule?: string): void {
   }
   if (ex.json === undefined) {
     fail(lead(rule, `${answered(ex)} with a body that is not JSON`), {
+      key: keyOf("body not JSON", ex),
+      cause: "response.json",
       expected: "a JSON body",
       actual: answer(ex),
       exchange: ex,
@@ -130,6 +164,8 @@ export function expectSuccessEnvelope(ex: HttpExchange, rule?: string): unknown 
   const keys = isRecord(body) ? Object.keys(body) : [];
   if (!isRecord(body) || keys.length !== 1 || keys[0] !== "data") {
     fail(lead(rule, `${answered(ex)} without the success envelope`), {
+      key: keyOf(isRecord(body) ? `keys ${JSON.stringify(keys.toSorted())}` : "body not an object", ex),
+      cause: "envelope.success-shape",
       expected: 'an object with one key, "data" (§1)',
       actual: isRecord(body) ? `an object with keys ${JSON.stringify(keys)}` : snippet(ex.text),
       exchange: ex,
@@ -143,6 +179,8 @@ export function expectDataArray(ex: HttpExchange, rule?: string): readonly unkno
   const data = expectSuccessEnvelope(ex, rule);
   if (!Array.isArray(data)) {
     fail(lead(rule, `${answered(ex)} with a "data" that is not an array`), {
+      key: keyOf("data not an array", ex),
+      cause: "envelope.list-data",
       expected: '"data": an array (§1, a list)',
       actual: snippet(JSON.stringify(data) ?? "undefined"),
       exchange: ex,
@@ -157,6 +195,8 @@ export function expectItems(ex: HttpExchange, rule?: string): readonly JsonObjec
   const bad = data.findIndex((item) => !isRecord(item));
   if (bad !== -1) {
     fail(lead(rule, `${answered(ex)} with data[${bad}] not an object`), {
+      key: keyOf("item not an object", ex),
+      cause: "envelope.list-data",
       expected: "every item an object",
       actual: snippet(JSON.stringify(data[bad]) ?? "undefined"),
       exchange: ex,
@@ -170,6 +210,8 @@ export function expectDataObject(ex: HttpExchange, rule?: string): JsonObject {
   const data = expectSuccessEnvelope(ex, rule);
   if (!isRecord(data)) {
     fail(lead(rule, `${answered(ex)} with a "data" that is not an object`), {
+      key: keyOf("data not an object", ex),
+      cause: "envelope.created-data",
       expected: '"data": an object (§1, the result of a POST)',
       actual: snippet(JSON.stringify(data) ?? "undefined"),
       exchange: ex,
@@ -184,17 +226,36 @@ export interface ErrorEnvelope {
   details: JsonObject | undefined;
 }
 
+/** Why a body is not §7's error body: `problem` names the part at fault (for a key), `why` says it. */
+export interface EnvelopeProblem {
+  problem:
+    | "not an object"
+    | "no error object"
+    | "code not a string"
+    | "message not a string"
+    | "details not an object";
+  why: string;
+}
+
+export const isEnvelopeProblem = (read: ErrorEnvelope | EnvelopeProblem): read is EnvelopeProblem =>
+  "problem" in read;
+
 /** The §7 error body, without judging the status or the code; when it is not one, why not. */
-export function readErrorEnvelope(json: unknown): ErrorEnvelope | string {
-  if (!isRecord(json)) return "the body is not a JSON object";
+export function readErrorEnvelope(json: unknown): ErrorEnvelope | EnvelopeProblem {
+  if (!isRecord(json)) return { problem: "not an object", why: "the body is not a JSON object" };
   const error = json.error;
-  if (!isRecord(error)) return 'no "error" object';
-  if (typeof error.code !== "string") return "error.code is not a string";
-  if (typeof error.message !== "string") return "error.message is not a string";
+  if (!isRecord(error)) return { problem: "no error object", why: 'no "error" object' };
+  if (typeof error.code !== "string")
+    return { problem: "code not a string", why: "error.code is not a string" };
+  if (typeof error.message !== "string")
+    return { problem: "message not a string", why: "error.message is not a string" };
   const details = error.details;
   // Absent or null both read as "no details" (spec-gaps #4's reading of optional fields).
   if (details !== undefined && details !== null && !isRecord(details)) {
-    return `error.details is present but not an object (spec-gaps #36): ${JSON.stringify(details)}`;
+    return {
+      problem: "details not an object",
+      why: `error.details is present but not an object (spec-gaps #36): ${JSON.stringify(details)}`,
+    };
   }
   return { code: error.code, message: error.message, details: isRecord(details) ? details : undefined };
 }
@@ -206,8 +267,10 @@ export function readErrorEnvelope(json: unknown): ErrorEnvelope | string {
 export function expectErrorEnvelope(ex: HttpExchange, code?: string, rule?: string): ErrorEnvelope {
   expectJsonContentType(ex, rule);
   const read = readErrorEnvelope(ex.json);
-  if (typeof read === "string") {
-    fail(lead(rule, `${answered(ex)} without the error envelope: ${read}`), {
+  if (isEnvelopeProblem(read)) {
+    fail(lead(rule, `${answered(ex)} without the error envelope: ${read.why}`), {
+      key: keyOf(read.problem, ex),
+      cause: read.problem === "details not an object" ? "envelope.details-shape" : "envelope.error-shape",
       expected: '{ "error": { "code": string, "message": string, "details"?: object } } (§7)',
       actual: snippet(ex.text),
       exchange: ex,
@@ -215,6 +278,8 @@ export function expectErrorEnvelope(ex: HttpExchange, code?: string, rule?: stri
   }
   if (code !== undefined && read.code !== code) {
     fail(lead(rule, `${answered(ex)} with error code ${read.code}`), {
+      key: keyOf(`code ${read.code} for ${ex.status}`, ex),
+      cause: "envelope.error-code",
       expected: `error.code "${code}"`,
       actual: `error.code "${read.code}"`,
       exchange: ex,
@@ -254,9 +319,29 @@ export function expectList(ex: HttpExchange, rule?: string): readonly JsonObject
 /** `404 not_found`, `200`: how an observation names an answer. */
 export function statusAndCode(ex: HttpExchange): string {
   const read = readErrorEnvelope(ex.json);
-  return typeof read === "string" ? String(ex.status) : `${ex.status} ${read.code}`;
+  return isEnvelopeProblem(read) ? String(ex.status) : `${ex.status} ${read.code}`;
 }
 
 /** `accepted (201)`, `refused (400 invalid_request)`: an observation of a POST. */
 export const outcome = (ex: HttpExchange): string =>
   is2xx(ex) ? `accepted (${ex.status})` : `refused (${statusAndCode(ex)})`;
+
+/**
+ * §4 CORS: the answer to a request sent with `Origin: origin` allows it, with `*` or the origin itself
+ * (spec-gaps #22).
+ */
+export function expectAllowsOrigin(ex: HttpExchange, origin: string, rule: string): void {
+  const allowed = header(ex, "access-control-allow-origin");
+  if (allowed === "*" || allowed === origin) return;
+  fail(`${rule}: ${requestLine(ex.request)} answered ${ex.status} without allowing the origin`, {
+    // Never the header's value: a server echoing the origin wrongly echoes the run's marker.
+    key: keyOf(allowed === undefined ? "no allow-origin" : "another allow-origin", ex),
+    cause: "cors.allow-origin",
+    expected: `Access-Control-Allow-Origin: * (or ${origin})`,
+    actual:
+      allowed === undefined
+        ? "no Access-Control-Allow-Origin header"
+        : `Access-Control-Allow-Origin: ${allowed}`,
+    exchange: ex,
+  });
+}

@@ -8,6 +8,7 @@ import {
   contactCreationProblems,
   duplicateIds,
   fieldProblems,
+  problemsKey,
   isTimestamp,
   listedContactProblems,
   listedProductProblems,
@@ -110,7 +111,7 @@ describe("fieldProblems", () => {
     expect(fieldProblems({ ...invoice, status: "CANCELLED" }, INVOICE_FIELDS)).toHaveLength(1);
     expect(
       fieldProblems({ ...expense, account: { id: "a", code: 5100, name: "x" } }, EXPENSE_FIELDS),
-    ).toEqual(["account.code: 5100 is not a string"]);
+    ).toEqual([{ field: "account.code", kind: "type", text: "account.code: 5100 is not a string" }]);
     expect(fieldProblems({ ...expense, contact: null }, EXPENSE_FIELDS)).toHaveLength(1);
   });
 
@@ -181,5 +182,14 @@ describe("created records against what was sent", () => {
         { ...product, type: "SERVICE", taxable: false },
       ),
     ).toEqual([]);
+  });
+});
+
+describe("problemsKey", () => {
+  it("names each field and how it is wrong, never the values, whatever the record", () => {
+    const one = fieldProblems({ ...contact, id: 7, name: undefined }, CONTACT_FIELDS);
+    const other = fieldProblems({ ...contact, id: 12, name: undefined, email: "x@y.z" }, CONTACT_FIELDS);
+    expect(problemsKey(one)).toBe("id type, name missing");
+    expect(problemsKey(other)).toBe(problemsKey(one));
   });
 });

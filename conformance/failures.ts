@@ -1,0 +1,177 @@
+import type { ClauseId } from "./spec/clauses.js";
+import { LISTS } from "./spec/constants.js";
+import type { HttpExchange, HttpRequest } from "./types.js";
+
+/**
+ * What a failure and an observation say about themselves beyond their text: a stable key (the same
+ * defect gives the same key whatever the seed, the run or the target) and, for a failure, which rule
+ * broke. Reports carry both; `compare` matches observations by key, and a baseline can match failures
+ * by check id and key.
+ */
+
+/**
+ * Rules every answer of their kind must keep, whichever check reads it. The shared assertions
+ * (support/assert.ts) judge them on every answer they are given, and a failure they raise names the
+ * rule as its cause: the check failed because of that foundation, not of its own rule. `checks` are
+ * the checks that judge the rule by themselves, to which such a failure can be attributed.
+ */
+export const FOUNDATION_RULES = [
+  "response.answered",
+  "response.no-5xx",
+  "response.json",
+  "response.utf-8",
+  "envelope.success-shape",
+  "envelope.list-data",
+  "envelope.created-data",
+  "envelope.error-shape",
+  "envelope.details-shape",
+  "envelope.error-code",
+  "cors.allow-origin",
+] as const;
+
+export type FoundationRule = (typeof FOUNDATION_RULES)[number];
+
+export interface Foundation {
+  clause: readonly ClauseId[];
+  says: string;
+  /** The checks that judge this rule on their own. */
+  checks: readonly string[];
+}
+
+export const FOUNDATIONS: Readonly<Record<FoundationRule, Foundation>> = {
+  "response.answered": {
+    clause: ["§1.5"],
+    says: "Every request gets an answer: no timeout, no connection closed without one.",
+    checks: [],
+  },
+  "response.no-5xx": {
+    clause: ["§4.3", "§7.9"],
+    says: "No answer is a server error.",
+    checks: ["run.no-5xx"],
+  },
+  "response.json": {
+    clause: ["§1.5"],
+    says: "An answer with a body is JSON, served as application/json.",
+    checks: ["run.json-responses"],
+  },
+  "response.utf-8": {
+    clause: ["§1.5"],
+    says: "A charset, when the Content-Type names one, is UTF-8.",
+    checks: ["envelope.utf-8"],
+  },
+  "envelope.success-shape": {
+    clause: ["§1.6"],
+    says: 'A success is an object with the one key "data".',
+    checks: ["run.success-envelope"],
+  },
+  "envelope.list-data": {
+    clause: ["§1.6"],
+    says: "A list's data is an array of objects.",
+    checks: ["envelope.list-data-array"],
+  },
+  "envelope.created-data": {
+    clause: ["§1.6"],
+    says: "A creation's data is an object.",
+    checks: ["envelope.create-data-object"],
+  },
+  "envelope.error-shape": {
+    clause: ["§7.1", "§7.2"],
+    says: "An error is { error: { code, message } }, both strings.",
+    checks: ["run.error-envelope"],
+  },
+  "envelope.details-shape": {
+    clause: ["§7.3"],
+    says: "An error's details, when present, is an object.",
+    checks: ["run.error-envelope"],
+  },
+  "envelope.error-code": {
+    clause: ["§7.4", "§7.5", "§7.6", "§7.7", "§7.8", "§7.9"],
+    says: "An error's code is the one §7 pairs with its status.",
+    checks: ["run.error-envelope"],
+  },
+  "cors.allow-origin": {
+    clause: ["§4.4"],
+    says: "An answer to a request from another origin allows that origin.",
+    checks: ["cors.success", "cors.errors"],
+  },
+};
+
+/**
+ * Which rule a failure broke: a foundation rule (above), the check's own rule ("rule"), or none: the
+ * check stopped on an error before it could judge ("error").
+ */
+export type Cause = FoundationRule | "rule" | "error";
+
+export const CAUSES = [...FOUNDATION_RULES, "rule", "error"] as const satisfies readonly Cause[];
+
+/** Something a check saw, with a key that names what the target did and not the values of one run. */
+export interface Observation {
+  key: string;
+  text: string;
+}
+
+/** Thrown by a check (through the assertion helpers) to fail it with a readable account. */
+export class CheckFailure extends Error {
+  /**
+   * The defect, stably: the rule broken and the class of input, never a marker, an id, a random value
+   * or a time. Two runs failing the same way give the same key, whatever their seed.
+   */
+  readonly key: string;
+  /** Which rule broke: a foundation rule the shared assertions judge, or the check's own. */
+  override readonly cause: Cause;
+  readonly expected: string;
+  readonly actual: string;
+  readonly exchange: HttpExchange | undefined;
+  /** For property checks: the seed and path that replay the shrunk counterexample. */
+  readonly replay: string | undefined;
+  /**
+   * The exchanges that reproduce the failure, in order (the POST that created a record, then the GET
+   * that read it back): the report replays them all. Default: `exchange` alone.
+   */
+  readonly evidence: readonly HttpExchange[] | undefined;
+
+  constructor(
+    message: string,
+    init: {
+      key: string;
+      cause?: Cause;
+      expected: string;
+      actual: string;
+      exchange?: HttpExchange;
+      replay?: string;
+      evidence?: readonly HttpExchange[];
+    },
+  ) {
+    super(message);
+    this.name = "CheckFailure";
+    this.key = init.key;
+    this.cause = init.cause ?? "rule";
+    this.expected = init.expected;
+    this.actual = init.actual;
+    this.exchange = init.exchange;
+    this.replay = init.replay;
+    this.evidence = init.evidence;
+  }
+}
+
+/** A key from its parts, in order: `status 200 | POST /api/v1/contacts`. Empty parts are left out. */
+export const failureKey = (...parts: ReadonlyArray<string | number | undefined>): string =>
+  parts.filter((p) => p !== undefined && p !== "").join(" | ");
+
+/** The words of the spec's paths: a path segment that is none of them is the run's own (a marker, an id). */
+const PATH_WORDS = new Set(
+  Object.values(LISTS).flatMap((list) => list.path.split("/").filter((s) => s !== "")),
+);
+
+/**
+ * A request as a key names it: its method and path, every segment that is not a word of the spec's
+ * paths written `*`, the query left out. `GET /api/v1/contacts/*` for a contact's id, `GET
+ * /api/v1/*` for an unknown path, `GET /API/V1/contacts` kept as sent.
+ */
+export function routeOf(request: Pick<HttpRequest, "method" | "path">): string {
+  const path = request.path
+    .split("/")
+    .map((s) => (s === "" || PATH_WORDS.has(s.toLowerCase()) ? s : "*"))
+    .join("/");
+  return `${request.method.toUpperCase()} ${path}`;
+}

@@ -1,0 +1,47 @@
+import type { JsonObject } from "./assert.js";
+import { LISTS, type ListName } from "../spec/constants.js";
+
+/**
+ * The kit's one reading of §4's list filters. `status` on invoices and expenses matches exactly. For
+ * contacts, whether `type=CLIENT` (or `SUPPLIER`) also answers the contacts of type BOTH is open: the
+ * spec makes BOTH a type of its own and says no more. So a BOTH contact may be in either answer, and
+ * `type=BOTH` holds only BOTH contacts. lists.type-filter-both shows which reading a target took; the
+ * reference's own (exact) is judged by lists.reference-type-filter.
+ */
+
+/** `either`: the kit's stance above; `exact`: a contact answers `type=X` only when its type is X. */
+export type FilterReading = "either" | "exact";
+
+/** The field a list's filter works on: contacts' `type`, invoices' and expenses' `status`. */
+export const filterField = (list: ListName): string => LISTS[list].filter?.param ?? "type";
+
+/** Whether `item` belongs in the answer to the list's filter set to `value`. */
+export function matchesFilter(
+  list: ListName,
+  value: string,
+  item: JsonObject,
+  reading: FilterReading = "either",
+): boolean {
+  const own = item[filterField(list)];
+  if (list !== "contacts") return own === value;
+  return own === value || (reading === "either" && value !== "BOTH" && own === "BOTH");
+}
+
+/** What an answer to the filter may hold, as a failure says it: "only type CLIENT or BOTH". */
+export function filterExpectation(list: ListName, value: string, reading: FilterReading = "either"): string {
+  const both = list === "contacts" && reading === "either" && value !== "BOTH" ? " or BOTH" : "";
+  return `only ${filterField(list)} ${value}${both}`;
+}
+
+/** The items that do not belong in the answer, each said in a few words: `"c_1" has type "BOTH"`. */
+export function filterProblems(
+  list: ListName,
+  value: string,
+  items: readonly JsonObject[],
+  reading: FilterReading = "either",
+): string[] {
+  const field = filterField(list);
+  return items
+    .filter((item) => !matchesFilter(list, value, item, reading))
+    .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
+}

@@ -1,0 +1,106 @@
+import type { Check, CheckContext, HttpExchange, HttpRequest, Level } from "../types.js";
+import { expectError, expectErrorEnvelope, expectStatus, requestLine } from "./assert.js";
+import { validContact, validProduct } from "./data.js";
+import type { ClauseRef } from "../spec/clauses.js";
+import { ENDPOINTS, LISTS, type Endpoint } from "../spec/constants.js";
+
+/**
+ * The machinery of the simple clauses, written as rows: "send this request, expect this status and
+ * code". Each area's file of checks/ holds its own rows; `ruleCheck` turns each into a check whose
+ * failure names the request, the answer expected and the one given.
+ */
+
+/** What every request of a row must get. */
+export type Expected =
+  /** This status, and §7's error body with this code. */
+  | { status: number; code: string }
+  /** No endpoint: 404 not_found, or 405 (spec-gaps #23), in §7's error body. */
+  | "no endpoint";
+
+export interface RuleRow {
+  id: string;
+  section: string;
+  clause: ClauseRef;
+  level: Level;
+  rule: string;
+  gap?: number;
+  writes?: boolean;
+  /** The requests, each with what it is: a failure says "<what> must get <expected>". */
+  requests(ctx: CheckContext): ReadonlyArray<{ what: string; request: HttpRequest }>;
+  expect: Expected;
+}
+
+/** Judges one answer against a row's expectation. */
+export function expectAnswer(ex: HttpExchange, expected: Expected, rule: string): void {
+  if (expected === "no endpoint") {
+    expectStatus(ex, [404, 405], rule);
+    expectErrorEnvelope(ex, ex.status === 404 ? "not_found" : undefined, rule);
+    return;
+  }
+  expectError(ex, expected.status, expected.code, rule);
+}
+
+const describeExpected = (expected: Expected): string =>
+  expected === "no endpoint" ? "404 not_found (or 405)" : `${expected.status} ${expected.code}`;
+
+export function ruleCheck(row: RuleRow): Check {
+  return {
+    id: row.id,
+    section: row.section,
+    clause: row.clause,
+    level: row.level,
+    rule: row.rule,
+    ...(row.gap === undefined ? {} : { gap: row.gap }),
+    ...(row.writes === undefined ? {} : { writes: row.writes }),
+    async run(ctx) {
+      for (const { what, request } of row.requests(ctx)) {
+        const ex = await ctx.http.send(request);
+        expectAnswer(
+          ex,
+          row.expect,
+          `${what} (${requestLine(request)}) must get ${describeExpected(row.expect)}`,
+        );
+      }
+    },
+  };
+}
+
+// ---- the requests rows are made of ----------------------------------------------------------------------
+
+type Auth = HttpRequest["auth"];
+
+/** A request to an endpoint of §4 that any implementation would answer 2xx with a full token. */
+export function endpointRequest(ctx: CheckContext, e: Endpoint, auth: Auth): HttpRequest {
+  if (e.method === "GET") return { method: "GET", path: e.path, query: { limit: "1" }, auth };
+  const json = e.path === LISTS.contacts.path ? validContact(ctx, "auth") : validProduct(ctx, "auth");
+  return { method: "POST", path: e.path, auth, json };
+}
+
+/**
+ * Every endpoint of §4, the POST rows left out under --read-only: a server that let the token
+ * through would create a record.
+ */
+export function endpointsFor(ctx: CheckContext): readonly Endpoint[] {
+  if (!ctx.options.readOnly) return ENDPOINTS;
+  ctx.observe(
+    "read-only: POST rows left out",
+    "POST rows left out: --read-only, and a server that let the token through would create a record.",
+  );
+  return ENDPOINTS.filter((e) => e.method === "GET");
+}
+
+/** The same credentials on every endpoint. */
+export const onEveryEndpoint =
+  (credentials: (ctx: CheckContext) => Auth) =>
+  (ctx: CheckContext): Array<{ what: string; request: HttpRequest }> => {
+    const auth = credentials(ctx);
+    return endpointsFor(ctx).map((e) => ({
+      what: `${e.method} ${e.path}`,
+      request: endpointRequest(ctx, e, auth),
+    }));
+  };
+
+/** The answers rows expect most, as §7 pairs status and code. */
+export const UNAUTHORIZED = { status: 401, code: "unauthorized" } as const;
+export const FORBIDDEN = { status: 403, code: "forbidden" } as const;
+export const INVALID = { status: 400, code: "invalid_request" } as const;

@@ -1,7 +1,8 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +16,7 @@ import { nth } from "./test-support/local.js";
  */
 const root = fileURLToPath(new URL("..", import.meta.url));
 const temps: string[] = [];
+const PACKAGE = "accounting-api-reference";
 
 afterAll(async () => {
   await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
@@ -42,6 +44,33 @@ function sh(command: string, args: string[], cwd: string): Promise<Ran> {
   );
 }
 
+/**
+ * The packages under `modules` that declare a script npm runs when it installs them: `prepare` only
+ * for a package installed from a tarball or a folder (this one), not from the registry.
+ */
+async function installScripts(modules: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(modules, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith(".")) continue;
+    const dir = join(modules, entry.name);
+    if (entry.name.startsWith("@")) {
+      found.push(...(await installScripts(dir)));
+      continue;
+    }
+    const manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as {
+      scripts?: Record<string, string>;
+    };
+    const run = ["preinstall", "install", "postinstall", ...(entry.name === PACKAGE ? ["prepare"] : [])];
+    for (const name of run) {
+      if (manifest.scripts?.[name] !== undefined) found.push(`${entry.name} (${name})`);
+    }
+    if (existsSync(join(dir, "binding.gyp"))) found.push(`${entry.name} (binding.gyp)`);
+    const nested = join(dir, "node_modules");
+    if (existsSync(nested)) found.push(...(await installScripts(nested)));
+  }
+  return found;
+}
+
 describe("the packed kit", () => {
   it(
     "installs from its tarball into another project and runs there with npx",
@@ -52,7 +81,7 @@ describe("the packed kit", () => {
 
       const packDir = await mkdtemp(join(tmpdir(), "cfk-pack-"));
       temps.push(packDir);
-      // Built just above: the prepare script need not build again.
+      // Built just above: the prepack script need not build again.
       const pack = await sh(
         "npm",
         ["pack", "--ignore-scripts", "--json", "--pack-destination", packDir],
@@ -78,6 +107,10 @@ describe("the packed kit", () => {
         project,
       );
       expect(install.code, install.stderr).toBe(0);
+      // npm 11 warns of every install script a project has not allowed: the package brings none,
+      // neither its own nor a dependency's (npm 10 says nothing, so the tree is read as well).
+      expect(install.stderr).not.toMatch(/install-scripts|install script/i);
+      expect(await installScripts(join(project, "node_modules"))).toEqual([]);
 
       const list = await sh("npx", ["conformance", "--list"], project);
       expect(list.code, list.stderr).toBe(0);

@@ -6,7 +6,7 @@
 // pages, the OpenAPI document, --data) stays in chunks of its own, loaded as before. The library
 // entries (dist/src/index.js, the control client) and the kit are not bundled.
 import { build } from "esbuild";
-import { rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,3 +39,20 @@ await build({
   legalComments: "eof",
   logLevel: "warning",
 });
+
+// The docs page's Swagger UI files, with their licence, copied into the package: depending on
+// swagger-ui-dist would make every project that installs this one run @scarf/scarf's install script.
+const swaggerUi = join(root, "node_modules", "swagger-ui-dist");
+const swaggerOut = join(root, "dist", "swagger-ui");
+rmSync(swaggerOut, { recursive: true, force: true });
+mkdirSync(swaggerOut, { recursive: true });
+for (const file of [
+  "swagger-ui-bundle.js",
+  "swagger-ui-bundle.js.LICENSE.txt",
+  "swagger-ui.css",
+  "favicon-32x32.png",
+  "LICENSE",
+  "NOTICE",
+]) {
+  copyFileSync(join(swaggerUi, file), join(swaggerOut, file));
+}

@@ -2,10 +2,11 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import express, { type Response, type Router } from "express";
 import type { OpenApiDocument } from "../../openapi/document.js";
+import { packageRoot } from "../../store/fixtures/paths.js";
 
 /**
- * The OpenAPI document at `/openapi.json` and its docs page at `/docs`, served from this package and
- * node_modules only: no CDN, font, telemetry or validator service is ever asked for anything. A
+ * The OpenAPI document at `/openapi.json` and its docs page at `/docs`, served from this package
+ * only: no CDN, font, telemetry or validator service is ever asked for anything. A
  * web page, not the API: no CORS headers (the pages door that mounts it checks Host and refuses
  * cross-site requests). "Try it" sends its requests to the server that served the document.
  */
@@ -20,7 +21,19 @@ export interface DocsOptions {
   tryItToken?: string;
 }
 
-const SWAGGER_UI_DIR = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+/**
+ * Swagger UI's files: from swagger-ui-dist in a checkout of this project (a devDependency), and from
+ * the copy the build makes in `dist/swagger-ui/` in the installed package, which does not depend on
+ * swagger-ui-dist (its dependency @scarf/scarf runs an install script in every project).
+ */
+function swaggerUiDir(): string {
+  try {
+    return dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+  } catch {
+    return join(packageRoot(), "dist", "swagger-ui");
+  }
+}
+const SWAGGER_UI_DIR = swaggerUiDir();
 
 /** Only what the page loads: not swagger-ui-dist's own index.html, whose initializer asks the Internet. */
 const ASSETS: Record<string, string> = {

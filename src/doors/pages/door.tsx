@@ -1,7 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import cookieParser from "cookie-parser";
 import { doubleCsrf } from "csrf-csrf";
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
@@ -10,6 +8,7 @@ import { TokenError } from "../../store/tokens.js";
 import type { Organization } from "../../model/records.js";
 import { ApiError } from "../../model/errors.js";
 import type { LocalOnlyOptions } from "../../http/local-only.js";
+import { packageRoot } from "../../store/fixtures/paths.js";
 import type { ReferenceState } from "../../store/state.js";
 import {
   EMPTY_VALUES,
@@ -45,22 +44,8 @@ export interface PagesDoorOptions extends LocalOnlyOptions {
 /** The organization cookie outlives the browser session: the fake's "stay signed in". */
 const ORGANIZATION_MAX_AGE_MS = 30 * 86_400_000;
 
-/**
- * The assets folder, next to this file in the sources; from the build (dist/src/doors/pages, dist/bundle) the
- * package root is found as the fixtures' is, by walking up to package.json.
- */
-function assetsDir(): string {
-  const start = dirname(fileURLToPath(import.meta.url));
-  const beside = join(start, "assets");
-  if (existsSync(beside)) return beside;
-  let dir = start;
-  for (;;) {
-    if (existsSync(join(dir, "package.json"))) return join(dir, "src", "doors", "pages", "assets");
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json found above ${start}`);
-    dir = parent;
-  }
-}
+/** The pages' stylesheet and script: shipped with the package under its sources' path. */
+const assetsDir = (): string => join(packageRoot(), "src", "doors", "pages", "assets");
 
 /**
  * The web interface of §5 (API tokens: create, show once, revoke, usage) and a landing page,

@@ -49,6 +49,8 @@ describe("pre-flight requests (§4 CORS)", () => {
       expect(list(res.headers["access-control-allow-headers"])).toEqual(
         expect.arrayContaining(["authorization", "content-type"]),
       );
+      // The browser may keep the answer two hours (Chromium's cap): it never changes.
+      expect(res.headers["access-control-max-age"]).toBe("7200");
       expect(res.text).toBe("");
     },
   );

@@ -50,7 +50,6 @@ for (const file of [
   "swagger-ui-bundle.js",
   "swagger-ui-bundle.js.LICENSE.txt",
   "swagger-ui.css",
-  "favicon-32x32.png",
   "LICENSE",
   "NOTICE",
 ]) {

@@ -27,7 +27,7 @@ describe("GET /docs", () => {
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
     const urls = [...res.text.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]);
     expect(urls).toEqual([
-      "/docs/assets/favicon-32x32.png",
+      "/assets/favicon.svg",
       "/docs/assets/swagger-ui.css",
       "/docs/assets/swagger-ui-bundle.js",
       "/docs/init.js",

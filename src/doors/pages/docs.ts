@@ -39,7 +39,6 @@ const SWAGGER_UI_DIR = swaggerUiDir();
 const ASSETS: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-  "favicon-32x32.png": "image/png",
 };
 
 /** Everything from this server; inline styles because Swagger UI sets some. No inline script. */
@@ -64,7 +63,7 @@ function pageHtml(base: string, tryItToken: string | undefined): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Accounting API</title>
-    <link rel="icon" type="image/png" href="${base}/docs/assets/favicon-32x32.png" />
+    <link rel="icon" type="image/svg+xml" href="${base}/assets/favicon.svg" />
     <link rel="stylesheet" href="${base}/docs/assets/swagger-ui.css" />
   </head>
   <body>

@@ -52,10 +52,20 @@ describe("which paths are the pages'", () => {
   it.each([
     { path: "/assets/pages.css", type: "text/css; charset=utf-8" },
     { path: "/assets/pages.js", type: "text/javascript; charset=utf-8" },
+    { path: "/assets/favicon.svg", type: "image/svg+xml" },
+    { path: "/favicon.ico", type: "image/x-icon" },
   ])("serves $path as $type", async ({ path, type }) => {
     const res = await request(ref.app).get(path);
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe(type);
+  });
+
+  it("answers /favicon.ico itself: no CORS, and the API door (its 401, its rate limit) never sees it", async () => {
+    const res = await request(ref.app).get("/favicon.ico");
+    expect(res.status).toBe(200);
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(res.headers.ratelimit).toBeUndefined();
+    expect(ref.control.journal()).toEqual([]);
   });
 
   it.each([

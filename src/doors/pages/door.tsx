@@ -83,6 +83,9 @@ export function pagesDoor(state: ReferenceState, options: PagesDoorOptions): Rou
       dotfiles: "ignore",
     }),
   );
+  door.get("/favicon.ico", (_req, res) => {
+    res.sendFile(join(assetsDir(), "favicon.ico"), { headers: { "Content-Type": "image/x-icon" } });
+  });
   door.use(cookieParser(), sessions.middleware());
   door.use(express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 64 }));
   door.use(csrf.doubleCsrfProtection);

@@ -41,6 +41,7 @@ export function Layout(props: { title: string; context: PageContext; section: Se
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         {context.csrfToken === "" ? null : <meta name="csrf-token" content={context.csrfToken} />}
         <title>{`${title} · Accounting API reference`}</title>
+        <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/assets/pages.css" />
         <script src="/assets/pages.js" defer />
       </head>

@@ -153,7 +153,11 @@ try {
     const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
     const baseUrl = `http://${host}:${actual}`;
     console.log(opts.quiet ? baseUrl : banner(baseUrl, reference, opts));
-    if (opts.quiet && reference.data?.torn) console.error(stateLines(reference, opts.fixtures).join("\n"));
+    // Quiet prints only the URL; what went wrong with the data folder is still said, on stderr.
+    const data = reference.data;
+    if (opts.quiet && data !== null && (data.torn !== null || data.lockTakenOverFrom !== null)) {
+      console.error(stateLines(reference, opts.fixtures).join("\n"));
+    }
   });
   const stop = (signal: string) => {
     console.error(`${signal}: closing`);
@@ -191,6 +195,11 @@ function stateLines(reference: Reference, fixturesDir: string): string[] {
       : [
           `  state: loaded from ${data.dir} (snapshot of ${data.snapshotWrittenAt?.toISOString() ?? "?"} + ${data.journalChanges} journaled changes, ${Math.round(data.loadMs)} ms), seeded from ${data.seededFrom}`,
         ];
+  if (data.lockTakenOverFrom !== null) {
+    lines.push(
+      `  state: took over the lock of ${data.dir} from the server with PID ${data.lockTakenOverFrom}, which no longer runs`,
+    );
+  }
   if (data.torn !== null) {
     lines.push(
       `  state: dropped the torn last record of ${data.torn.file} (record ${data.torn.record}, ${data.torn.bytes} bytes: ${data.torn.reason}); a write cut by a crash, never acknowledged`,

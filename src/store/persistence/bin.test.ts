@@ -64,6 +64,18 @@ describe("accounting-reference --data (bin)", () => {
     expect(await readFile(join(dir, "lock"), "utf8")).toBe(`${first.child.pid ?? "?"}\n`);
   });
 
+  it("takes over the lock of a server that no longer runs, and says so in the banner", async () => {
+    const first = await serve(["--data", dir]);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const pid = first.child.pid ?? 0;
+    expect(await readFile(join(dir, "lock"), "utf8")).toBe(`${pid}\n`);
+    const second = await serve(["--data", dir]);
+    expect(second.output().stdout).toContain(
+      `state: took over the lock of ${dir} from the server with PID ${pid}, which no longer runs`,
+    );
+  });
+
   it("refuses a damaged journal with the file, the record and the reason, and no stack trace", async () => {
     const first = await serve(["--data", dir]);
     first.child.kill("SIGTERM");

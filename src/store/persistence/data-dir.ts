@@ -70,6 +70,8 @@ export interface DataReport {
   /** Changes replayed from the journal after the snapshot. */
   journalChanges: number;
   torn: TornRecord | null;
+  /** The PID of a server that held the folder's lock and no longer runs (gone or a zombie), or null. */
+  lockTakenOverFrom: number | null;
   loadMs: number;
 }
 
@@ -198,6 +200,7 @@ export class DataDir {
         snapshotWrittenAt: null,
         journalChanges: 0,
         torn: null,
+        lockTakenOverFrom: this.#lock.tookOverFrom,
         loadMs,
       };
       return;
@@ -228,6 +231,7 @@ export class DataDir {
       snapshotWrittenAt: snapshot.writtenAt,
       journalChanges: changes.length,
       torn,
+      lockTakenOverFrom: this.#lock.tookOverFrom,
       loadMs,
     };
     if (this.#tooLong()) this.snapshot();

@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +25,28 @@ function liveProcess() {
   const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   return { pid: child.pid ?? 0, kill: async () => (child.kill("SIGKILL"), exited) };
+}
+
+/**
+ * A zombie and its PID: `sh` starts `sleep 0` in the background and then becomes `sleep 60`, which
+ * never waits for it, so the child stays a zombie until its parent is killed.
+ */
+async function zombieProcess(): Promise<{ pid: number; reap: () => Promise<unknown> }> {
+  const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const exited = new Promise((resolve) => parent.once("exit", resolve));
+  const [line] = (await once(createInterface({ input: parent.stdout }), "line")) as [string];
+  const pid = Number(line);
+  // The child exits at once; it is a zombie as soon as the kernel says so.
+  for (let i = 0; i < 200 && (await procState(pid)) !== "Z"; i++) await sleep(10);
+  return { pid, reap: async () => (parent.kill("SIGKILL"), exited) };
+}
+
+/** The state letter of /proc/PID/stat, or undefined without one. */
+async function procState(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
 }
 
 describe("the data folder's lock", () => {
@@ -53,8 +78,23 @@ describe("the data folder's lock", () => {
     await gone.kill();
     await writeFile(lockFile(), `${gone.pid}\n`);
     const lock = await acquireLock(dir);
+    expect(lock.tookOverFrom).toBe(gone.pid);
     expect(await readFile(lockFile(), "utf8")).toBe(`${process.pid}\n`);
     await lock.release();
+  });
+
+  it("takes over a lock held by a zombie (exited, never reaped: a container without an init), naming it", async () => {
+    const zombie = await zombieProcess();
+    try {
+      expect(await procState(zombie.pid)).toBe("Z");
+      await writeFile(lockFile(), `${zombie.pid}\n`);
+      const lock = await acquireLock(dir);
+      expect(lock.tookOverFrom).toBe(zombie.pid);
+      expect(await readFile(lockFile(), "utf8")).toBe(`${process.pid}\n`);
+      await lock.release();
+    } finally {
+      await zombie.reap();
+    }
   });
 
   it("takes over a lock holding its own PID (a restarted container's PID 1) or no PID at all", async () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { link, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { LOCK_FILE } from "./format.js";
@@ -21,17 +22,35 @@ const held = new Set<string>();
 
 export interface DirLock {
   readonly file: string;
+  /** The PID of the server whose stale lock was taken over (it no longer runs), or null. */
+  readonly tookOverFrom: number | null;
   release(): Promise<void>;
 }
 
-/** Whether a process with this PID exists (EPERM: it does, owned by another user). */
+/**
+ * Whether a process with this PID still runs (EPERM: it does, owned by another user). A zombie has
+ * exited and only waits for its parent to read its status (a container without an init never does):
+ * it holds nothing any more, so it does not count.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+  return !isZombie(pid);
+}
+
+/** Linux's /proc/PID/stat: the state letter follows the command's closing parenthesis. */
+function isZombie(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return false; // not Linux, or gone meanwhile: kill's answer stands
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state === "Z" || state === "X";
 }
 
 const readPid = async (file: string): Promise<number | undefined> => {
@@ -54,12 +73,14 @@ export async function acquireLock(dir: string): Promise<DirLock> {
   await writeFile(mine, `${process.pid}\n`, { flush: true });
   try {
     // A few rounds at most: each lost race either ends with a live holder (refused) or a fresh try.
+    let tookOverFrom: number | null = null;
     for (let round = 0; round < 5; round += 1) {
       try {
         await link(mine, file);
         held.add(key);
         return {
           file,
+          tookOverFrom,
           release: async () => {
             held.delete(key);
             // Only our own lock: after a takeover by another server, its lock is not ours to remove.
@@ -78,6 +99,8 @@ export async function acquireLock(dir: string): Promise<DirLock> {
         );
       }
       await takeOver(dir, file, pid);
+      // Our own PID in the lock is an earlier life of this PID: nothing to tell.
+      if (pid !== undefined && pid !== process.pid) tookOverFrom = pid;
     }
     throw new LockError(`${dir}: could not take the lock ${file} (other servers keep starting on it)`);
   } finally {

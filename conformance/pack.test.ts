@@ -6,6 +6,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { nth } from "./test-support/local.js";
@@ -161,6 +162,23 @@ describe("the packed kit", () => {
         served.child.kill("SIGTERM");
         await once(served.child, "exit");
       }
+
+      // As a CI script runs it: `npx accounting-reference`, stopped with SIGTERM to npx. npm does not
+      // pass the signal on through its shell; the server must still stop, releasing --data's lock.
+      const state = join(project, "npx-state");
+      const npx = spawn("npx", ["accounting-reference", "--port", "0", "-q", "--data", state], {
+        cwd: project,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const [line] = (await once(createInterface({ input: npx.stdout }), "line")) as [string];
+      expect((await fetch(`${line.trim()}/api/v1/contacts`)).status).toBe(401);
+      expect(existsSync(join(state, "lock"))).toBe(true);
+      npx.kill("SIGTERM");
+      await once(npx, "exit");
+      for (let i = 0; i < 100 && existsSync(join(state, "lock")); i++) await sleep(100);
+      expect(existsSync(join(state, "lock"))).toBe(false);
+      await expect(fetch(`${line.trim()}/api/v1/contacts`)).rejects.toThrow();
     },
   );
 });

@@ -159,7 +159,10 @@ try {
       console.error(stateLines(reference, opts.fixtures).join("\n"));
     }
   });
+  let stopping = false;
   const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     console.error(`${signal}: closing`);
     // Whatever is queued (token usage included) is written and the data folder's lock released.
     server.close(() => {
@@ -175,6 +178,15 @@ try {
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
+  // Started by npm (`npx accounting-reference`, `npm exec`), the server runs under a shell that npm
+  // kills on SIGTERM without passing the signal on: it would be left running, still listening. So it
+  // stops, as cleanly as on SIGTERM, once the process that started it is gone.
+  if (process.env.npm_command !== undefined) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) stop("the npm process that started the server is gone");
+    }, 500).unref();
+  }
 } catch (err) {
   // A bad fixture names its file, record and field; no stack trace for a data error.
   console.error(err instanceof Error ? `Cannot start: ${err.message}` : err);

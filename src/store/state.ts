@@ -194,6 +194,18 @@ export class ReferenceState {
     this.#seed(organizationId);
   }
 
+  /**
+   * When the fixture tokens were issued, as the token pages show it: all together, 30 days before
+   * the earliest of the start instant and every fixture token's expiry, so that none is shown created
+   * after it expired (a manifest says nothing of creation).
+   */
+  #fixtureTokensIssuedAt(): Date {
+    const expiries = this.manifest.tokens.flatMap((t) =>
+      t.expiresAt === null ? [] : [Date.parse(t.expiresAt)],
+    );
+    return new Date(Math.min(this.clock.now().getTime(), ...expiries) - 30 * 86_400_000);
+  }
+
   #seed(only?: string): void {
     const f = this.fixtures;
     for (const addition of additionsOf(f)) {
@@ -211,7 +223,8 @@ export class ReferenceState {
         scopes: t.scopes,
         expiresAt: t.expiresAt === null ? null : new Date(t.expiresAt),
         revoked: t.state === "revoked",
-        ...first,
+        id: first?.id,
+        createdAt: first?.createdAt ?? this.#fixtureTokensIssuedAt(),
       });
       this.#fixtureTokens.set(t.label, { id: view.id, createdAt: view.createdAt });
     }

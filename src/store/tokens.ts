@@ -265,9 +265,9 @@ export class TokenRegistry {
     scopes: readonly Scope[];
     expiresAt: Date | null;
     revoked?: boolean;
-    createdAt?: Date;
+    createdAt?: Date | undefined;
     /** A fixed id, so that a fixture token keeps its id across resets. */
-    id?: string;
+    id?: string | undefined;
   }): TokenView {
     const now = this.#clock.now().getTime();
     if (typeof input.token !== "string" || !this.#tokenRe.test(input.token)) {

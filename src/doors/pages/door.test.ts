@@ -287,6 +287,36 @@ describe("the organization one is signed in as", () => {
     expect(page.text).not.toContain(ref.tokenId("lumiere-full"));
   });
 
+  it("ends a sentence after a name that ends with a full stop once (Studio Lumière inc.)", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const list = await browser.agent.get(TOKENS_PATH);
+    expect(list.text).toContain("Signed in as Studio Lumière inc.<");
+    expect(list.text).not.toContain("inc..");
+    const form = await browser.agent.get(NEW_TOKEN_PATH);
+    expect(form.text).toContain("For Studio Lumière inc. The token is shown once");
+    expect(form.text).not.toContain("inc..");
+  });
+
+  it("says all scopes for a token that holds every one, and lists the scopes of the others", async () => {
+    const browser = await openBrowser(ref, "org_lumiere");
+    const page = await browser.agent.get(TOKENS_PATH);
+    const row = (label: string) =>
+      new RegExp(`data-token-id="${ref.tokenId(label)}"[\\s\\S]*?</tr>`).exec(page.text)?.[0] ?? "";
+    expect(row("lumiere-full")).toContain("all scopes");
+    expect(row("lumiere-full")).not.toContain("<code>contacts:read</code>");
+    expect(row("lumiere-contacts-read")).toContain("<code>contacts:read</code>");
+    expect(row("lumiere-contacts-read")).not.toContain("all scopes");
+  });
+
+  it("shows every fixture token created before it expires, and before the server's start", () => {
+    for (const t of ref.manifest.tokens) {
+      const view = ref.tokens.get(ref.tokenId(t.label));
+      if (view === undefined) throw new Error(`no token ${t.label}`);
+      expect(view.createdAt.getTime()).toBeLessThan(ref.clock.now().getTime());
+      if (view.expiresAt !== null) expect(view.createdAt.getTime()).toBeLessThan(view.expiresAt.getTime());
+    }
+  });
+
   it("never shows a fixture token's clear value, only its hint", async () => {
     const browser = await openBrowser(ref, "org_lumiere");
     const page = await browser.agent.get(TOKENS_PATH);

@@ -20,7 +20,7 @@ import {
   type NewTokenValues,
 } from "./forms.js";
 import { pageGuard, securityHeaders } from "./guard.js";
-import { renderPage, type PageContext } from "./layout.js";
+import { renderPage, sentence, type PageContext } from "./layout.js";
 import { ErrorPage, LandingPage } from "./other-pages.js";
 import { COOKIE_OPTIONS, CSRF_COOKIE, ORGANIZATION_COOKIE, PageSessions, cookieValue } from "./session.js";
 import {
@@ -152,7 +152,7 @@ export function pagesDoor(state: ReferenceState, options: PagesDoorOptions): Rou
         ...COOKIE_OPTIONS,
         maxAge: ORGANIZATION_MAX_AGE_MS,
       });
-      sessions.setNotice(req, `Signed in as ${organization.name}.`);
+      sessions.setNotice(req, sentence(`Signed in as ${organization.name}`));
     }
     seeOther(res, TOKENS_PATH);
   });

@@ -24,6 +24,9 @@ export function Time({ instant }: { instant: Date }) {
   return <time datetime={instant.toISOString()}>{formatInstant(instant)}</time>;
 }
 
+/** Text ended by a full stop, unless it ends with one already (a name such as "Studio Lumière inc."). */
+export const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text : `${text}.`);
+
 /** The CSRF token as a form field. */
 export function CsrfField({ token }: { token: string }) {
   return <input type="hidden" name="_csrf" value={token} />;

@@ -1,7 +1,7 @@
 import type { TokenView } from "../../store/tokens.js";
-import { planHasApiAccess, type Organization } from "../../model/records.js";
+import { planHasApiAccess, SCOPES, type Organization } from "../../model/records.js";
 import type { FieldErrors, NewTokenField, NewTokenValues } from "./forms.js";
-import { CsrfField, Layout, Time, type PageContext } from "./layout.js";
+import { CsrfField, Layout, sentence, Time, type PageContext } from "./layout.js";
 import { SCOPE_GROUPS, scopeInputId } from "./scopes.js";
 
 /** The pages of §5.2, §5.3, §5.5 and §5.7: the list and usage view, the new-token form, the token shown once, the revoke confirmation. */
@@ -41,6 +41,13 @@ function OrganizationPicker(props: {
 
 function Scopes({ scopes }: { scopes: readonly string[] }) {
   if (scopes.length === 0) return <span class="muted">none</span>;
+  if (SCOPES.every((s) => scopes.includes(s))) {
+    return (
+      <span class="scope-all" title={scopes.join(" ")}>
+        all scopes
+      </span>
+    );
+  }
   return (
     <ul class="scope-list">
       {scopes.map((s) => (
@@ -216,7 +223,7 @@ export function NewTokenPage(props: {
   return (
     <Layout title="New API token" context={context} section="tokens">
       <h1>New API token</h1>
-      <p>{`For ${organization.name}. The token is shown once, right after it is created.`}</p>
+      <p>{`${sentence(`For ${organization.name}`)} The token is shown once, right after it is created.`}</p>
       <ErrorSummary errors={errors} />
       <form method="post" action={TOKENS_PATH} class="token-form">
         <CsrfField token={context.csrfToken} />

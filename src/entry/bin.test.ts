@@ -52,6 +52,8 @@ describe("accounting-reference (bin)", () => {
     expect(res.status).toBe(200);
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);
+    // Nothing but its own closing line on stderr: no library's warning, no stack.
+    expect(run.output().stderr).toBe("SIGTERM: closing\n");
   });
 
   it("takes its flags from environment variables too", async () => {

@@ -10,6 +10,7 @@ import {
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { NO_BODY, NO_QUERY, TABLE_ROWS, type AnnouncedEndpoint, type Endpoint } from "../routes/table.js";
 import { ErrorJson } from "../serialization/resources.js";
+import { EXAMPLES } from "./examples.js";
 
 /**
  * The OpenAPI 3.1 document, generated from §4's table (src/routes/table.ts) and the zod schemas the
@@ -133,13 +134,20 @@ const capitalized = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1
 
 function operation(operationId: string, endpoint: Endpoint): ZodOpenApiOperationObject {
   const data = endpoint.list ? z.array(endpoint.response) : endpoint.response;
+  const examples = EXAMPLES[operationId];
   const success: ZodOpenApiResponseObject = {
     description: endpoint.list
       ? "The list, newest first (ties by id, descending), at most `limit` items."
       : "The created record.",
     headers: z.object(rateLimitHeaders),
-    content: { [JSON_TYPE]: { schema: z.strictObject({ data }) } },
+    content: {
+      [JSON_TYPE]: {
+        schema: z.strictObject({ data }),
+        ...(examples === undefined ? {} : { example: { data: examples.data } }),
+      },
+    },
   };
+  const request = examples?.request;
   return {
     operationId,
     summary: endpoint.summary,
@@ -150,7 +158,14 @@ function operation(operationId: string, endpoint: Endpoint): ZodOpenApiOperation
     ...(endpoint.query === NO_QUERY ? {} : { requestParams: { query: endpoint.query } }),
     ...(endpoint.body === NO_BODY
       ? {}
-      : { requestBody: { required: true, content: { [JSON_TYPE]: { schema: endpoint.body } } } }),
+      : {
+          requestBody: {
+            required: true,
+            content: {
+              [JSON_TYPE]: { schema: endpoint.body, ...(request === undefined ? {} : { example: request }) },
+            },
+          },
+        }),
     responses: { [String(endpoint.status)]: success, ...errorResponses(errorCodesOf(endpoint)) },
   };
 }
@@ -164,6 +179,8 @@ function announcedOperation(operationId: string, a: AnnouncedEndpoint): ZodOpenA
     tags: [capitalized(resourceOf(a.path))],
     security: [{ [SECURITY_SCHEME]: [] }],
     "x-scopes": [],
+    // Client generators read `deprecated`; `x-not-available` says why to whoever reads the document.
+    deprecated: true,
     "x-not-available": true,
     responses: errorResponses(
       [...PIPELINE_ERRORS, "not_found" as const].sort((x, y) => ERROR_STATUS[x] - ERROR_STATUS[y]),

@@ -25,9 +25,10 @@ const money = z
     description: "A decimal amount as a string with exactly 4 decimals (§2).",
     examples: ["1149.7500"],
   });
-const instant = z.iso
-  .datetime({ precision: 3 })
-  .meta({ description: "An instant in UTC, milliseconds and a trailing Z (§2)." });
+const instant = z.iso.datetime({ precision: 3 }).meta({
+  description: "An instant in UTC, milliseconds and a trailing Z (§2).",
+  examples: ["2026-11-20T12:00:00.000Z"],
+});
 /**
  * zod renders the two checks as `allOf` of two patterns, which Prism merges into one pattern that no
  * date matches; the twin is one anchored pattern meaning the same: a valid date, then midnight.

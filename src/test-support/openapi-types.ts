@@ -64,6 +64,7 @@ export interface paths {
     put?: never;
     /**
      * Invoice creation: announced, not yet available
+     * @deprecated
      * @description Announced (§1, §4 "Not available", §9) but not available: any token with API access gets 404 not_found saying so. No scope grants it yet.
      */
     post: operations["createInvoice"];
@@ -88,6 +89,7 @@ export interface paths {
     put?: never;
     /**
      * Expense creation: announced, not yet available
+     * @deprecated
      * @description Announced (§1, §4 "Not available", §9) but not available: any token with API access gets 404 not_found saying so. No scope grants it yet.
      */
     post: operations["createExpense"];
@@ -195,11 +197,13 @@ export interface components {
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       createdAt: string;
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       updatedAt: string;
     };
@@ -214,6 +218,7 @@ export interface components {
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       createdAt: string;
     };
@@ -234,11 +239,13 @@ export interface components {
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       createdAt: string;
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       updatedAt: string;
     };
@@ -289,6 +296,7 @@ export interface components {
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       createdAt: string;
     };
@@ -336,6 +344,7 @@ export interface components {
       /**
        * Format: date-time
        * @description An instant in UTC, milliseconds and a trailing Z (§2).
+       * @example 2026-11-20T12:00:00.000Z
        */
       createdAt: string;
     };
@@ -447,6 +456,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "con_4kMbMBrn0VJnqsQS",
+           *           "type": "SUPPLIER",
+           *           "name": "Gestion immobilière Plateau inc.",
+           *           "email": "loyers@gestionplateau.example",
+           *           "phone": "514-555-0190",
+           *           "address": "4521, boulevard Saint-Laurent, bureau 200, Montréal (Québec) H2T 1R2",
+           *           "taxNumberTPS": "756781234 RT0001",
+           *           "taxNumberTVQ": "1201122334 TQ0001",
+           *           "createdAt": "2025-01-10T18:37:11.568Z",
+           *           "updatedAt": "2025-01-10T18:37:11.568Z"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Contact"][];
           };
@@ -468,6 +495,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "CLIENT",
+         *       "name": "Atelier Mile-End",
+         *       "email": "factures@ateliermileend.example",
+         *       "phone": "514-555-0142"
+         *     }
+         */
         "application/json": components["schemas"]["NewContact"];
       };
     };
@@ -480,6 +515,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "con_7QpWm2LxR4sTn8Vb",
+           *         "type": "CLIENT",
+           *         "name": "Atelier Mile-End",
+           *         "email": "factures@ateliermileend.example",
+           *         "phone": "514-555-0142",
+           *         "createdAt": "2026-11-20T12:00:00.000Z"
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["ContactCreated"];
           };
@@ -512,6 +559,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "prd_xOnQuZSkxA7BvJZi",
+           *           "sku": "SRV-HOUR",
+           *           "name": "Heure de design graphique",
+           *           "description": "Taux horaire pour la conception graphique et la direction artistique.",
+           *           "type": "SERVICE",
+           *           "unitPrice": "95.0000",
+           *           "taxable": true,
+           *           "createdAt": "2025-01-15T14:11:06.277Z",
+           *           "updatedAt": "2026-01-30T18:30:20.276Z"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Product"][];
           };
@@ -533,6 +597,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "sku": "SRV-WORKSHOP",
+         *       "name": "Atelier de marque (demi-journée)",
+         *       "type": "SERVICE",
+         *       "unitPrice": 480.5,
+         *       "taxable": true
+         *     }
+         */
         "application/json": components["schemas"]["NewProduct"];
       };
     };
@@ -545,6 +618,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "prd_3HdKz9PmYw6qRt2N",
+           *         "sku": "SRV-WORKSHOP",
+           *         "name": "Atelier de marque (demi-journée)",
+           *         "description": null,
+           *         "type": "SERVICE",
+           *         "unitPrice": "480.5000",
+           *         "taxable": true,
+           *         "createdAt": "2026-11-20T12:00:00.000Z",
+           *         "updatedAt": "2026-11-20T12:00:00.000Z"
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Product"];
           };
@@ -578,6 +666,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "inv_FoWdOxvcMT0qE6Tg",
+           *           "invoiceNumber": "SL-2025-0001",
+           *           "date": "2025-02-12T00:00:00.000Z",
+           *           "dueDate": "2025-03-14T00:00:00.000Z",
+           *           "status": "PAID",
+           *           "subtotal": "4850.0000",
+           *           "tps": "242.5000",
+           *           "tvq": "483.7900",
+           *           "total": "5576.2900",
+           *           "description": "Identité visuelle complète : logo, palette et gabarits",
+           *           "contact": {
+           *             "id": "con_NPIGs6gQ35r9yRUI",
+           *             "name": "Brasserie La Voûte inc.",
+           *             "email": "comptabilite@brasserielavoute.example"
+           *           },
+           *           "createdAt": "2025-02-12T15:54:16.560Z"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Invoice"][];
           };
@@ -627,6 +739,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "exp_UiQAEDqlEXpms56H",
+           *           "date": "2025-02-01T00:00:00.000Z",
+           *           "status": "PAID",
+           *           "amount": "2450.0000",
+           *           "tps": "122.5000",
+           *           "tvq": "244.3900",
+           *           "total": "2816.8900",
+           *           "description": "Loyer du studio – février 2025",
+           *           "contact": {
+           *             "id": "con_4kMbMBrn0VJnqsQS",
+           *             "name": "Gestion immobilière Plateau inc."
+           *           },
+           *           "account": {
+           *             "id": "acc_8b30WtYJoDbbmgAk",
+           *             "code": "5300",
+           *             "name": "Loyer"
+           *           },
+           *           "createdAt": "2025-02-01T13:57:52.592Z"
+           *         }
+           *       ]
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Expense"][];
           };

@@ -29,6 +29,11 @@ describe("GET /docs", () => {
     expect(urls).toEqual([
       "/assets/favicon.svg",
       "/docs/assets/swagger-ui.css",
+      "/docs/docs.css",
+      "/",
+      "/",
+      "/settings/api-tokens",
+      "/docs",
       "/docs/assets/swagger-ui-bundle.js",
       "/docs/init.js",
     ]);

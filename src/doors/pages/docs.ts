@@ -65,8 +65,17 @@ function pageHtml(base: string, tryItToken: string | undefined): string {
     <title>Accounting API</title>
     <link rel="icon" type="image/svg+xml" href="${base}/assets/favicon.svg" />
     <link rel="stylesheet" href="${base}/docs/assets/swagger-ui.css" />
+    <link rel="stylesheet" href="${base}/docs/docs.css" />
   </head>
   <body>
+    <header class="docs-header">
+      <a class="docs-site" href="${base}/">Accounting API reference</a>
+      <nav aria-label="Main">
+        <a href="${base}/">Home</a>
+        <a href="${base}/settings/api-tokens">API tokens</a>
+        <a href="${base}/docs" aria-current="page">Docs</a>
+      </nav>
+    </header>
     <div id="swagger-ui"></div>
     <script src="${base}/docs/assets/swagger-ui-bundle.js"></script>
     <script src="${base}/docs/init.js" data-spec-url="${base}/openapi.json"${token}></script>
@@ -74,6 +83,38 @@ function pageHtml(base: string, tryItToken: string | undefined): string {
 </html>
 `;
 }
+
+/**
+ * The way back to the other pages, and Swagger UI made to fit a phone: at 360 px its tables and an
+ * expanded operation's summary were wider than the screen (593 px). Tables scroll inside their own
+ * box; the summary wraps; the operation id, repeated in the operation's body, gives way.
+ */
+const DOCS_CSS = `.docs-header {
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  justify-content: space-between;
+  gap: 0.5rem 1.5rem;
+  padding: 0.75rem 1rem;
+  border-bottom: 1px solid #d8dde3;
+  background: #f5f7fa;
+  font-family: system-ui, sans-serif;
+}
+.docs-header a { color: #0b57d0; }
+.docs-site { font-weight: 700; color: #1b1f24 !important; text-decoration: none; }
+.docs-header nav { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; }
+.docs-header a[aria-current="page"] { font-weight: 700; color: #1b1f24; }
+body { margin: 0; }
+.swagger-ui table { display: block; max-width: 100%; overflow-x: auto; }
+.swagger-ui .opblock .opblock-summary { flex-wrap: wrap; }
+.swagger-ui .opblock .opblock-summary-path { max-width: none; }
+@media (max-width: 40rem) {
+  .swagger-ui .wrapper { padding: 0 0.5rem; }
+  .swagger-ui .opblock .opblock-summary-operation-id { display: none; }
+  .swagger-ui .opblock .opblock-summary-description { flex-basis: 100%; }
+  .swagger-ui .opblock-body pre, .swagger-ui .highlight-code { max-width: 100%; overflow-x: auto; }
+}
+`;
 
 /** Served as a file so that the page needs no inline script (the policy above forbids them). */
 const INIT_JS = `"use strict";
@@ -126,6 +167,10 @@ export function docsRouter(options: DocsOptions = {}): Router {
   router.get("/docs", (req, res) => {
     pageHeaders(res);
     res.type("text/html; charset=utf-8").send(pageHtml(req.baseUrl, options.tryItToken));
+  });
+  router.get("/docs/docs.css", (_req, res) => {
+    pageHeaders(res);
+    res.type("text/css; charset=utf-8").send(DOCS_CSS);
   });
   router.get("/docs/init.js", (_req, res) => {
     pageHeaders(res);

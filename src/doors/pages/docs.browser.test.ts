@@ -91,7 +91,7 @@ describe("the docs page and the pages in Chromium, offline", () => {
     const { context, page, problems } = await openDocs({ width: 360, height: 740 });
     for (const summary of await page.locator(".opblock-summary").all()) await summary.click();
     await page.locator(".opblock-body").nth(7).waitFor();
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    const width = await page.evaluate<number>("document.documentElement.scrollWidth");
     expect(width, "the page's width, every operation open").toBeLessThanOrEqual(360);
     await page.getByRole("link", { name: "API tokens" }).click();
     await page.getByRole("heading", { name: "API tokens" }).waitFor();

@@ -47,6 +47,9 @@ function limiterOf(state: ReferenceState): RequestHandler {
     store: storeOver(windows),
     standardHeaders: false,
     legacyHeaders: false,
+    // Built on a state's first request by design (one limiter per state): the library's check that
+    // limiters are made at start-up printed a stack trace for every new reference.
+    validate: { creationStack: false },
     keyGenerator: (_req, res) => apiContext(res).rateLimitKey,
     handler: (_req, res, next) => {
       res.setHeader("Retry-After", String(Math.max(1, setHeaders(res))));

@@ -28,6 +28,10 @@ const env = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_")),
 );
 
+interface Manifest {
+  devDependencies: Record<string, string>;
+}
+
 interface Ran {
   code: number;
   stdout: string;
@@ -134,6 +138,43 @@ describe("the packed kit", () => {
       );
       expect(client.code, client.stderr).toBe(0);
       expect(client.stdout.trim()).toBe("function");
+
+      // In-process use through msw (an optional peer, installed by the user): the reference answers
+      // msw's setupServer from the installed package; a browser build gets a module saying Node only.
+      const mswVersion = (JSON.parse(await readFile(join(root, "package.json"), "utf8")) as Manifest)
+        .devDependencies.msw;
+      const withMsw = await sh(
+        "npm",
+        ["install", "--prefer-offline", "--no-audit", "--no-fund", `msw@${mswVersion}`],
+        project,
+      );
+      expect(withMsw.code, withMsw.stderr).toBe(0);
+      const inProcess = await sh(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          [
+            'import { setupServer } from "msw/node";',
+            'import { referenceHandlers } from "accounting-api-reference/msw";',
+            'const server = setupServer(...referenceHandlers({}, "http://localhost:4010"));',
+            'server.listen({ onUnhandledRequest: "error" });',
+            'const res = await fetch("http://localhost:4010/api/v1/contacts");',
+            "console.log(res.status, (await res.json()).error.code);",
+            "server.close();",
+          ].join("\n"),
+        ],
+        project,
+      );
+      expect(inProcess.code, inProcess.stderr).toBe(0);
+      expect(inProcess.stdout.trim()).toBe("401 unauthorized");
+      const inBrowser = await sh(
+        process.execPath,
+        ["--conditions=browser", "--input-type=module", "-e", 'import "accounting-api-reference/msw";'],
+        project,
+      );
+      expect(inBrowser.code).not.toBe(0);
+      expect(inBrowser.stderr).toContain("runs in Node only");
 
       // The reference's bin is the bundle (scripts/bundle.mjs): it starts from the installed package,
       // and what loads on first use (pages, OpenAPI document, --data) is found there too.

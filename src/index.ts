@@ -9,6 +9,7 @@ export {
   type ReferenceOptions,
 } from "./entry/reference.js";
 export { createServer, SERVER_DEFAULTS, type ServerOptions } from "./edge/server.js";
+export type { Fetch } from "./edge/fetch.js";
 export { Control } from "./doors/control/control.js";
 export { docsRouter, type DocsOptions } from "./doors/pages/docs.js";
 export {

@@ -6,6 +6,9 @@ import {
   type ServerOptions as HttpServerOptions,
   type ServerResponse,
 } from "node:http";
+// Imported rather than global: Jest's jsdom environment has no global setImmediate, and
+// reference.fetch serves through this hand-off there too.
+import { setImmediate } from "node:timers";
 
 /**
  * The two measures of the HTTP edge that only make it faster: without them every answer is the same,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Express } from "express";
 import { Control } from "../doors/control/control.js";
 import { buildApp } from "../edge/app.js";
+import { fetchEdge, type Fetch } from "../edge/fetch.js";
 import { systemClock, type Clock } from "../model/clock.js";
 import { SteerableClock } from "../store/clock.js";
 import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
@@ -65,6 +66,11 @@ export interface ReferenceOptions {
 
 export interface Reference {
   app: Express;
+  /**
+   * The app answered in process, without a port: `fetch`'s signature, the same bytes, statuses,
+   * journal and usage as over HTTP. A `drop` fault rejects with a TypeError, as `fetch` does.
+   */
+  fetch: Fetch;
   /** The one state every door shares. */
   state: ReferenceState;
   store: Store;
@@ -128,6 +134,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
   });
   return {
     app,
+    fetch: fetchEdge(app),
     state,
     store: state.store,
     tokens: state.tokens,

@@ -47,7 +47,8 @@ function limiterOf(state: ReferenceState): RequestHandler {
     store: storeOver(windows),
     standardHeaders: false,
     legacyHeaders: false,
-    // Made on a state's first request, deliberately: one limiter per state, each with its windows.
+    // Built on a state's first request by design (one limiter per state): the library's check that
+    // limiters are made at start-up printed a stack trace for every new reference.
     validate: { creationStack: false },
     keyGenerator: (_req, res) => apiContext(res).rateLimitKey,
     handler: (_req, res, next) => {

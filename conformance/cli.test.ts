@@ -84,6 +84,8 @@ async function cli(
     stderr: (t) => void (stderr += t),
     setExitCode: (c) => void (exitCode = c),
     catalogue,
+    // This target answers 200 to every token: the preflight has its own tests (preflight.test.ts).
+    preflight: false,
   };
   const code = await main(["node", "conformance", ...args], io);
   return { code, exitCode, stdout, stderr };
@@ -111,7 +113,13 @@ describe("conformance CLI", () => {
       ["--profile", "loose"],
       /--profile <profile>' argument 'loose' is invalid\. Allowed choices are spec, reference\./,
     ],
-    [["--reporter", "tap"], /Allowed choices are console, junit, json/],
+    [
+      ["--reporter", "tap"],
+      /argument 'tap' is invalid\. unknown reporter "tap" \(known: console, junit, json, html, badge\)/,
+    ],
+    [["--reporter", "junit:"], /"junit:" names no file/],
+    [["--reporter", "json", "--reporter", "junit"], /json and junit would both write to stdout/],
+    [["--format", "markdown"], /--format applies to --list/],
     [
       ["--base-url", "localhost:3000"],
       /'--base-url <url>' argument 'localhost:3000' is invalid\. not an http:\/\/ or https:\/\/ URL\.\n/,

@@ -41,8 +41,6 @@ export interface CliIo {
   columns?: number | undefined;
   /** The run's clock (tests: a virtual one); default the system's. */
   clock?: KitClock;
-  /** false: no manifest preflight (tests of the CLI against servers that only answer 200). */
-  preflight?: boolean;
 }
 
 export function processIo(): CliIo {
@@ -66,6 +64,7 @@ interface CliOptions {
   reporter: ReporterTarget[];
   output?: string;
   baseline?: string;
+  preflight: boolean;
   format?: "text" | "markdown";
   seed?: number;
   numRuns: number;
@@ -133,7 +132,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         slow: opts.slow === true,
         catalogue: io.catalogue,
         clock,
-        preflight: io.preflight !== false,
+        preflight: opts.preflight,
         baseline,
         progress,
       });
@@ -315,6 +314,12 @@ function buildProgram(io: CliIo): Command {
       ).argParser(parseGrep),
     )
     .addOption(new Option("--slow", "also run the slow checks (waiting out the rate limit)"))
+    .addOption(
+      new Option(
+        "--no-preflight",
+        "run the checks even if the manifest's tokens are not what the target takes them for",
+      ),
+    )
     .addOption(new Option("--list", "print the checks, grouped by section, and exit"))
     .addOption(
       new Option(

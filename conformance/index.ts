@@ -9,7 +9,8 @@ import { RatePacer } from "./pacer.js";
 import { preflight } from "./preflight.js";
 import { applyBaseline, type Baseline } from "./report/baseline.js";
 import { attributeBlockers } from "./report/defects.js";
-import { RunProgress, watchedClock } from "./report/progress.js";
+import type { RunProgress } from "./report/progress.js";
+import { watchedClock } from "./report/progress.js";
 import { InvalidOptionError, compileGrep, runChecks, selectChecks } from "./runner.js";
 import {
   systemKitClock,

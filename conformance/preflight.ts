@@ -63,12 +63,12 @@ export function trialOf(token: ManifestToken, manifest: TokenManifest, now: numb
   const list: HttpRequest = { method: "GET", path, query: { limit: "1" }, auth: token };
   if (token.state !== "active" || expired) {
     const state = token.state === "active" ? `active until ${token.expiresAt ?? ""} (past)` : token.state;
-    return { request: list, declared: `${state}, so 401`, agrees: (s) => s === 401 };
+    return { request: list, declared: `${state}, so 401 (§5.6)`, agrees: (s) => s === 401 };
   }
   if (org?.apiAccess === false) {
     return {
       request: list,
-      declared: `active in ${token.organization}, whose plan has no API access, so 403`,
+      declared: `active in ${token.organization}, whose plan has no API access, so 403 (§7.6)`,
       agrees: (s) => s === 403,
     };
   }

@@ -112,7 +112,7 @@ export class FetchHttpClient implements HttpClient {
     const retryAfter = exchange.headers["retry-after"];
     const delay = this.retryDelayMs(retryAfter);
     this.#pacer.limited?.(sent, delay, true);
-    const who = `${routeOf(sent)}${tokenLabel(sent)}`;
+    const who = `${routeOf(sent)}${this.#tokenLabel(sent)}`;
     const told =
       readRetryAfter(retryAfter, this.#now()) === undefined ? "no Retry-After: one window" : "Retry-After";
     await this.#sleep(delay, `the target answered 429 to ${who} (${told}); it is sent again once`);
@@ -171,6 +171,15 @@ export class FetchHttpClient implements HttpClient {
       exchanges.map((ex) => prepareRequest(this.baseUrl, ex.request)),
       masks,
     );
+  }
+
+  /** ` with lumiere-full`: the manifest token a request carries, by label, in a raw header too. */
+  #tokenLabel(request: HttpRequest): string {
+    const auth = request.auth;
+    if (auth === null || auth === undefined) return "";
+    if (!("header" in auth)) return ` with ${auth.label}`;
+    const found = this.#tokens.find((t) => t.token !== "" && auth.header.includes(t.token));
+    return found === undefined ? "" : ` with ${found.label}`;
   }
 
   #masks(request: HttpRequest): readonly MaskedToken[] {
@@ -234,12 +243,6 @@ function readRetryAfter(value: string | undefined, now: number): number | undefi
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const at = Date.parse(v);
   return v === "" || Number.isNaN(at) ? undefined : at - now;
-}
-
-/** ` with lumiere-full`: the manifest token a request carries, by label. */
-function tokenLabel(request: HttpRequest): string {
-  const auth = request.auth;
-  return auth === null || auth === undefined || "header" in auth ? "" : ` with ${auth.label}`;
 }
 
 function parseJson(text: string): unknown {

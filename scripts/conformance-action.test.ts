@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -180,6 +180,38 @@ describe("the GitHub Action", () => {
     const strict = await runAction({ "base-url": baseUrl, strict: "yes" });
     expect(strict.code).toBe(2);
     expect(strict.stdout).toContain("::error::the input strict is true or false, not yes");
+  });
+});
+
+describe("the README's In CI section", () => {
+  async function section(): Promise<string> {
+    const readme = await readFile(join(root, "README.md"), "utf8");
+    return readme.slice(readme.indexOf("### In CI"), readme.indexOf("## OpenAPI document"));
+  }
+
+  it("uses the action with inputs it declares, the required ones given", async () => {
+    const block = /```yaml\n([\s\S]*?)```/.exec(await section())?.[1] ?? "";
+    const job = (
+      parse(block) as { conformance: { steps: Array<{ uses?: string; with?: Record<string, string> }> } }
+    ).conformance;
+    const step = job.steps.find((s) => s.uses?.includes("accounting-api-reference") === true);
+    const given = Object.keys(step?.with ?? {});
+    for (const name of given) expect(Object.keys(action.inputs), name).toContain(name);
+    for (const [name, input] of Object.entries(action.inputs))
+      if (input.required === true) expect(given, name).toContain(name);
+  });
+
+  it("runs its commands as written, against a server on loopback instead of port 8080", async () => {
+    const commands = [...(await section()).matchAll(/^npx conformance (.*)$/gm)].map((m) => m[1] ?? "");
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    await mkdir(join(workspace, "ci"), { recursive: true });
+    await writeFile(join(workspace, "ci", "tokens.json"), await readFile(join(workspace, "tokens.json")));
+    for (const args of commands) {
+      const line = `node ${join(root, "conformance", "bin.ts")} ${args.replaceAll("http://127.0.0.1:8080", baseUrl)} ${FEW_CHECKS.replace(/--grep (\S+)/, "--grep '$1'")}`;
+      const ran = await run("bash", ["-c", line], {});
+      expect(ran.code, `${args}\n${ran.stdout}${ran.stderr}`).toBe(0);
+    }
+    expect(await readFile(join(workspace, "ci", "conformance-baseline.json"), "utf8")).toContain('"kit"');
   });
 });
 

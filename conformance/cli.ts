@@ -283,10 +283,10 @@ function buildProgram(io: CliIo): Command {
     .addOption(
       new Option(
         "--reporter <name[:file]>",
-        `a report, to stdout or to FILE; repeatable (${REPORTERS.join(", ")}; default console)`,
+        `a report, to stdout or to FILE; repeatable (${REPORTERS.join(", ")})`,
       )
         .argParser(collectReporter)
-        .default([]),
+        .default([], "console to stdout"),
     )
     .addOption(
       new Option(

@@ -117,7 +117,8 @@ export class RunProgress {
 
   #render(): void {
     if (!this.#o.terminal) return;
-    const columns = this.#o.columns ?? 100;
+    // A terminal that does not say its width (0, as under `script`) gets a common one.
+    const columns = (this.#o.columns ?? 0) >= 20 ? (this.#o.columns ?? 100) : 100;
     const text = this.line();
     const fitted = text.length < columns ? text : `${text.slice(0, Math.max(0, columns - 2))}…`;
     this.#o.write(`\r\x1b[2K${fitted}`);

@@ -130,7 +130,7 @@ export function limitedNote(report: RunReport): string | undefined {
   return (
     `the target answered 429 to ${l.count} request${l.count === 1 ? "" : "s"} the kit had paced under ` +
     `${report.options.rateLimit} per ${formatWindow(report.options.rateWindowMs)} per ${report.options.rateLimitPer} ` +
-    `(first: ${l.first}); each was sent again once, after waiting what the target asked ` +
+    `(first: ${l.first}); ${l.count === 1 ? "it" : "each"} was sent again once, after waiting what the target asked ` +
     `(Retry-After, else one window), ${(l.waitedMs / 1000).toFixed(1)} s in all: ${again}`
   );
 }

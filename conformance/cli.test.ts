@@ -85,7 +85,8 @@ async function cli(
     setExitCode: (c) => void (exitCode = c),
     catalogue,
   };
-  const code = await main(["node", "conformance", ...args], io);
+  // This target answers 200 to every token: the preflight has its own tests (preflight.test.ts).
+  const code = await main(["node", "conformance", ...args, "--no-preflight"], io);
   return { code, exitCode, stdout, stderr };
 }
 
@@ -111,7 +112,13 @@ describe("conformance CLI", () => {
       ["--profile", "loose"],
       /--profile <profile>' argument 'loose' is invalid\. Allowed choices are spec, reference\./,
     ],
-    [["--reporter", "tap"], /Allowed choices are console, junit, json/],
+    [
+      ["--reporter", "tap"],
+      /argument 'tap' is invalid\. unknown reporter "tap" \(known: console, junit, json, html, badge\)/,
+    ],
+    [["--reporter", "junit:"], /"junit:" names no file/],
+    [["--reporter", "json", "--reporter", "junit"], /json and junit would both write to stdout/],
+    [["--format", "markdown"], /--format applies to --list/],
     [
       ["--base-url", "localhost:3000"],
       /'--base-url <url>' argument 'localhost:3000' is invalid\. not an http:\/\/ or https:\/\/ URL\.\n/,
@@ -242,6 +249,158 @@ describe("conformance CLI", () => {
   it("prints JUnit XML to stdout without --output", async () => {
     const r = await cli(["--base-url", server.baseUrl, "--tokens", manifestFile, "--reporter", "junit"]);
     expect(r.stdout.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+  });
+
+  it("writes several reports from one run: console to stdout, JUnit, HTML, JSON and a badge to files", async () => {
+    const at = (name: string) => join(dir, "multi", name);
+    const r = await cli([
+      "--base-url",
+      server.baseUrl,
+      "--tokens",
+      manifestFile,
+      "--seed",
+      "7",
+      "--strict",
+      "--reporter",
+      "console",
+      "--reporter",
+      `junit:${at("conformance.xml")}`,
+      "--reporter",
+      `html:${at("conformance.html")}`,
+      "--reporter",
+      `json:${at("conformance.json")}`,
+      "--reporter",
+      `badge:${at("conformance.svg")}`,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^Conformance of http:\/\/127\.0\.0\.1:\d+ to the accounting API spec\n/);
+    expect(r.stdout).toContain("FAILED: 1 distinct failure; 1 passed, 1 failed (1 failing the run)");
+    expect(r.stdout).toContain(`junit report written to ${at("conformance.xml")}\n`);
+    expect(await readFile(at("conformance.xml"), "utf8")).toContain(
+      '<failure message="oldest first" type="SHOULD">',
+    );
+    expect(await readFile(at("conformance.html"), "utf8")).toMatch(/^<!doctype html>/);
+    const report = JSON.parse(await readFile(at("conformance.json"), "utf8")) as RunReport;
+    expect(report.options.seed).toBe(7);
+    expect(report.kit).toMatchObject({
+      name: "accounting-api-reference",
+      spec: { file: "accounting-api.md" },
+    });
+    expect(report.kit?.spec.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(Date.parse(report.startedAt)).not.toBeNaN();
+    const svg = await readFile(at("conformance.svg"), "utf8");
+    expect(svg).toMatch(/^<svg [^>]*role="img" aria-label="conformance: 1\/1 MUST">/);
+    expect(svg).toContain("#3C1"); // green: the one MUST check passed
+    expect(svg).toMatch(
+      /<desc>http:\/\/127\.0\.0\.1:\d+: kit accounting-api-reference [\d.]+, spec accounting-api\.md sha256 [0-9a-f]{12}…, started .*, seed 7, profile spec<\/desc>/,
+    );
+  });
+
+  it("keeps --reporter X --output F: the report to F, a summary on stdout", async () => {
+    const out = join(dir, "legacy.xml");
+    const r = await cli([
+      "--base-url",
+      server.baseUrl,
+      "--tokens",
+      manifestFile,
+      "--reporter",
+      "junit",
+      "--output",
+      out,
+    ]);
+    expect(r.stdout).toMatch(
+      /^PASSED: 1 passed, 1 failed \(0 failing the run\).*\njunit report written to .*legacy\.xml\n$/,
+    );
+    expect(await readFile(out, "utf8")).toMatch(/^<\?xml/);
+  });
+
+  it("keeps a document on stdout whole: the notes of the files written go to stderr", async () => {
+    const out = join(dir, "beside.svg");
+    const r = await cli([
+      "--base-url",
+      server.baseUrl,
+      "--tokens",
+      manifestFile,
+      "--reporter",
+      "json",
+      "--reporter",
+      `badge:${out}`,
+    ]);
+    expect((JSON.parse(r.stdout) as RunReport).results).toHaveLength(2);
+    expect(r.stderr).toBe(`badge report written to ${out}\n`);
+  });
+
+  it("paints the badge red when a MUST check fails", async () => {
+    const failing: Check = {
+      ...listsContacts,
+      id: "contacts.fails",
+      run: () => Promise.reject(new Error("boom")),
+    };
+    const out = join(dir, "red.svg");
+    const r = await cli(
+      ["--base-url", server.baseUrl, "--tokens", manifestFile, "--reporter", `badge:${out}`],
+      [listsContacts, failing],
+    );
+    expect(r.code).toBe(1);
+    const svg = await readFile(out, "utf8");
+    expect(svg).toContain('aria-label="conformance: 1/2 MUST"');
+    expect(svg).toContain("#E43"); // red
+  });
+
+  it.each([
+    [
+      "a missing file",
+      () => join(dir, "no-such-baseline.json"),
+      /^conformance: baseline: cannot read .*no-such-baseline\.json: no such file\n$/,
+    ],
+    [
+      "a file that is no report",
+      async () => {
+        const f = join(dir, "not-a-report.json");
+        await writeFile(f, "[1, 2]");
+        return f;
+      },
+      /^conformance: baseline: .*not-a-report\.json is not a report written with --reporter json/,
+    ],
+    [
+      "a report from another kit version with other check ids",
+      async () => {
+        const f = join(dir, "old-kit.json");
+        const old = {
+          kit: {
+            name: "accounting-api-reference",
+            version: "0.0.1",
+            spec: { file: "accounting-api.md", sha256: "0" },
+          },
+        };
+        const base = JSON.parse(await readFile(join(dir, "multi", "conformance.json"), "utf8")) as RunReport;
+        base.results = base.results.map((x) => ({ ...x, id: `old.${x.id}` }));
+        await writeFile(f, JSON.stringify({ ...base, ...old }));
+        return f;
+      },
+      /^conformance: baseline .*old-kit\.json was written by kit 0\.0\.1 and names 2 checks this kit \([\d.]+\) does not have \(old\.contacts\.list, old\.contacts\.order\): write a new one with --reporter json:.*old-kit\.json\n$/,
+    ],
+  ])("exits 2 in one line and runs nothing for a baseline that is %s", async (_what, file, pattern) => {
+    const before = server.seen.length;
+    expectUsageError(
+      await cli(["--base-url", server.baseUrl, "--tokens", manifestFile, "--baseline", await file()]),
+      pattern,
+    );
+    expect(server.seen.length).toBe(before);
+  });
+
+  it("judges a run against a baseline: a known failure does not fail it, even with --strict", async () => {
+    const base = ["--base-url", server.baseUrl, "--tokens", manifestFile, "--strict"];
+    const file = join(dir, "baseline.json");
+    expect((await cli([...base, "--reporter", `json:${file}`])).code).toBe(1);
+    const r = await cli([...base, "--baseline", file, "--seed", "9"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "Known failures, in the baseline (1; they do not fail the run)\n  contacts.order  [SHOULD]  oldest first",
+    );
+    expect(r.stdout).toMatch(
+      /PASSED: 1 passed, 1 failed \(0 failing the run\), 0 skipped, 0 observed; baseline: 1 known, 0 new, 0 fixed;/,
+    );
   });
 
   // The bin as a user runs it: a process whose exit code and stderr are all there is.

@@ -1,4 +1,5 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import {
   baseUrlProblem,
@@ -7,15 +8,25 @@ import {
   runConformance,
   TargetUnreachableError,
 } from "./index.js";
+import { kitIdentity } from "./kit.js";
 import { ManifestError, loadManifest } from "./manifest.js";
-import { oneLine, renderCatalogue, renderConsoleReport, renderSummaryLine } from "./report/console.js";
+import { ManifestMismatchError } from "./preflight.js";
+import { BaselineError, checkBaseline, readBaseline } from "./report/baseline.js";
+import { renderClauseDocument } from "./report/clause-document.js";
+import { oneLine, renderCatalogue, renderSummaryLine } from "./report/console.js";
 import { compareReports, renderComparison } from "./report/compare.js";
 import { renderHtmlReport } from "./report/html.js";
-import { renderJsonReport } from "./report/json.js";
+import { RunProgress } from "./report/progress.js";
 import { ReportFileError, readReport } from "./report/read.js";
-import { renderJunitReport } from "./report/junit.js";
+import {
+  parseReporter,
+  REPORTERS,
+  renderReport,
+  resolveReporters,
+  type ReporterTarget,
+} from "./report/reporters.js";
 import { InvalidOptionError, selectChecks } from "./runner.js";
-import type { Check, CheckResult, Outcome, Profile, RunReport } from "./types.js";
+import { systemKitClock, type Check, type KitClock, type Profile } from "./types.js";
 
 /** Where the CLI writes; tests give their own to read what a user would see. */
 export interface CliIo {
@@ -24,8 +35,12 @@ export interface CliIo {
   setExitCode(code: number): void;
   /** Instead of the shipped catalogue (tests of the CLI itself). */
   catalogue?: readonly Check[];
-  /** One character per check on stderr while the run goes (a terminal watching a minute-long run). */
-  progress?: boolean;
+  /** stderr is a terminal: the progress is one live line; otherwise plain lines (report/progress.ts). */
+  terminal?: boolean;
+  /** The terminal's width. */
+  columns?: number | undefined;
+  /** The run's clock (tests: a virtual one); default the system's. */
+  clock?: KitClock;
 }
 
 export function processIo(): CliIo {
@@ -35,14 +50,10 @@ export function processIo(): CliIo {
     setExitCode: (code) => {
       process.exitCode = code;
     },
-    progress: process.stderr.isTTY,
+    terminal: process.stderr.isTTY,
+    columns: process.stderr.columns,
   };
 }
-
-const PROGRESS: Record<Outcome, string> = { pass: ".", fail: "F", skip: "s", observed: "o" };
-
-const REPORTERS = ["console", "junit", "json", "html"] as const;
-type Reporter = (typeof REPORTERS)[number];
 
 interface CliOptions {
   baseUrl?: string;
@@ -50,8 +61,11 @@ interface CliOptions {
   rateLimit?: number;
   profile: Profile;
   strict?: boolean;
-  reporter: Reporter;
+  reporter: ReporterTarget[];
   output?: string;
+  baseline?: string;
+  preflight: boolean;
+  format?: "text" | "markdown";
   seed?: number;
   numRuns: number;
   readOnly?: boolean;
@@ -81,51 +95,86 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
   const opts = program.opts<CliOptions>();
   try {
-    if (opts.list === true) {
+    if (opts.list === true) return await list(opts, io);
+    if (opts.format !== undefined) throw new InvalidOptionError("--format applies to --list");
+    const targets = resolveReporters(opts.reporter, opts.output);
+    const kit = kitIdentity();
+    let baseline;
+    if (opts.baseline !== undefined) {
+      baseline = await readBaseline(opts.baseline);
       const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
-      const listed =
-        opts.grep === undefined
-          ? catalogue
-          : selectChecks(catalogue, {
-              profile: "reference",
-              readOnly: false,
-              grep: opts.grep,
-              slow: true,
-            }).map((s) => s.check);
-      io.stdout(renderCatalogue(listed));
-      return 0;
+      checkBaseline(
+        baseline,
+        catalogue.map((c) => c.id),
+        kit.version,
+      );
     }
     const manifest = opts.tokens === undefined ? undefined : await loadManifest(opts.tokens);
-    const report = await runConformance({
-      ...(opts.baseUrl === undefined ? {} : { baseUrl: opts.baseUrl }),
-      ...(manifest === undefined || opts.tokens === undefined ? {} : { manifest, tokensFile: opts.tokens }),
-      ...(opts.seed === undefined ? {} : { seed: opts.seed }),
-      ...(opts.grep === undefined ? {} : { grep: opts.grep }),
-      profile: opts.profile,
-      strict: opts.strict === true,
-      readOnly: opts.readOnly === true,
-      numRuns: opts.numRuns,
-      ...(opts.rateLimit === undefined ? {} : { rateLimit: opts.rateLimit }),
-      slow: opts.slow === true,
-      ...(io.catalogue === undefined ? {} : { catalogue: io.catalogue }),
-      ...(io.progress === true ? { onResult: (r: CheckResult) => io.stderr(PROGRESS[r.outcome]) } : {}),
+    const clock = io.clock ?? systemKitClock;
+    const progress = new RunProgress({
+      write: (text) => io.stderr(text),
+      terminal: io.terminal === true,
+      columns: io.columns,
+      clock,
     });
-    if (io.progress === true) io.stderr("\n");
+    let report;
+    try {
+      report = await runConformance({
+        baseUrl: opts.baseUrl,
+        ...(manifest === undefined || opts.tokens === undefined ? {} : { manifest, tokensFile: opts.tokens }),
+        seed: opts.seed,
+        grep: opts.grep,
+        profile: opts.profile,
+        strict: opts.strict === true,
+        readOnly: opts.readOnly === true,
+        numRuns: opts.numRuns,
+        rateLimit: opts.rateLimit,
+        slow: opts.slow === true,
+        catalogue: io.catalogue,
+        clock,
+        preflight: opts.preflight,
+        baseline,
+        progress,
+      });
+    } finally {
+      progress.finish();
+    }
     // Loaded after the run, which loads it too: an unreachable target is said before the catalogue matters.
     const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
-    const rendered = render(opts.reporter, report, catalogue);
-    if (opts.output === undefined) {
-      io.stdout(rendered);
-    } else {
-      await writeFile(opts.output, rendered, "utf8");
-      io.stdout(`${renderSummaryLine(report)}\n${opts.reporter} report written to ${opts.output}\n`);
+    let stdout: { name: string; text: string } | undefined;
+    const written: string[] = [];
+    for (const target of targets) {
+      const text = renderReport(target.name, report, catalogue);
+      if (target.file === undefined) stdout = { name: target.name, text };
+      else {
+        await mkdir(dirname(target.file), { recursive: true });
+        await writeFile(target.file, text, "utf8");
+        written.push(`${target.name} report written to ${target.file}\n`);
+      }
+    }
+    if (stdout === undefined) io.stdout(`${renderSummaryLine(report)}\n${written.join("")}`);
+    else {
+      io.stdout(stdout.text);
+      // A JSON, JUnit, HTML or SVG document on stdout must stay one: the file notes go to stderr.
+      (stdout.name === "console" ? io.stdout : io.stderr)(written.join(""));
     }
     return report.results.some((r) => r.failsRun) ? 1 : 0;
   } catch (error) {
+    if (error instanceof ManifestMismatchError) {
+      // One line per wrong token; no check ran.
+      io.stderr(
+        error
+          .lines()
+          .map((line) => `conformance: ${oneLine(line)}\n`)
+          .join(""),
+      );
+      return 2;
+    }
     const expected =
       error instanceof TargetUnreachableError ||
       error instanceof ManifestError ||
-      error instanceof InvalidOptionError;
+      error instanceof InvalidOptionError ||
+      error instanceof BaselineError;
     // Anything else is the kit's own fault; still one line, but say so.
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`conformance: ${expected ? "" : "internal error: "}${oneLine(message)}\n`);
@@ -133,17 +182,23 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-function render(reporter: Reporter, report: RunReport, catalogue: readonly Check[]): string {
-  switch (reporter) {
-    case "console":
-      return renderConsoleReport(report, { catalogue });
-    case "junit":
-      return renderJunitReport(report);
-    case "json":
-      return renderJsonReport(report);
-    case "html":
-      return renderHtmlReport([{ file: report.target, report }]);
+/** --list: the catalogue as text, or the clause document (--format markdown), to stdout or --output. */
+async function list(opts: CliOptions, io: CliIo): Promise<number> {
+  const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
+  const listed =
+    opts.grep === undefined
+      ? catalogue
+      : selectChecks(catalogue, { profile: "reference", readOnly: false, grep: opts.grep, slow: true }).map(
+          (s) => s.check,
+        );
+  const text =
+    opts.format === "markdown" ? renderClauseDocument(listed, kitIdentity()) : renderCatalogue(listed);
+  if (opts.output === undefined) io.stdout(text);
+  else {
+    await mkdir(dirname(opts.output), { recursive: true });
+    await writeFile(opts.output, text, "utf8");
   }
+  return 0;
 }
 
 interface CompareOptions {
@@ -225,8 +280,26 @@ function buildProgram(io: CliIo): Command {
       new Option("--profile <profile>", "which checks run").choices(["spec", "reference"]).default("spec"),
     )
     .addOption(new Option("--strict", "SHOULD failures also fail the run"))
-    .addOption(new Option("--reporter <name>", "report format").choices(REPORTERS).default("console"))
-    .addOption(new Option("--output <file>", "write the report to a file (a summary still goes to stdout)"))
+    .addOption(
+      new Option(
+        "--reporter <name[:file]>",
+        `a report, to stdout or to FILE; repeatable (${REPORTERS.join(", ")})`,
+      )
+        .argParser(collectReporter)
+        .default([], "console to stdout"),
+    )
+    .addOption(
+      new Option(
+        "--output <file>",
+        "write the one reporter named without a file to FILE (a summary still goes to stdout)",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--baseline <file>",
+        "a JSON report of an earlier run: its failures are known and do not fail this one",
+      ),
+    )
     .addOption(
       new Option("--seed <n>", "seed of the property checks (default: random, reported)").argParser(
         parseInteger,
@@ -241,7 +314,19 @@ function buildProgram(io: CliIo): Command {
       ).argParser(parseGrep),
     )
     .addOption(new Option("--slow", "also run the slow checks (waiting out the rate limit)"))
+    .addOption(
+      new Option(
+        "--no-preflight",
+        "run the checks even if the manifest's tokens are not what the target takes them for",
+      ),
+    )
     .addOption(new Option("--list", "print the checks, grouped by section, and exit"))
+    .addOption(
+      new Option(
+        "--format <format>",
+        "with --list: text, or markdown for the clause document (every clause, its checks, what no check covers)",
+      ).choices(["text", "markdown"]),
+    )
     .helpOption("-h, --help", "show this help")
     .exitOverride()
     .configureOutput({
@@ -249,6 +334,14 @@ function buildProgram(io: CliIo): Command {
       writeErr: (text) => io.stderr(text),
       outputError: (text, write) => write(`conformance: ${oneLine(text).replace(/^error: /, "")}\n`),
     });
+}
+
+function collectReporter(value: string, previous: ReporterTarget[]): ReporterTarget[] {
+  try {
+    return [...previous, parseReporter(value)];
+  } catch (error) {
+    throw new InvalidArgumentError(`${error instanceof Error ? error.message : String(error)}.`);
+  }
 }
 
 function parseInteger(value: string): number {

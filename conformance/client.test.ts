@@ -155,43 +155,66 @@ describe("FetchHttpClient: 429 and failures", () => {
     });
   }
 
-  it("waits out a 429 for Retry-After seconds and retries, recording each exchange", async () => {
-    server = await limitedServer(2, "2");
+  it("waits out an unexpected 429 for Retry-After seconds and sends the request again, once", async () => {
+    server = await limitedServer(1, "2");
     const { http, sleeps } = client(server.baseUrl);
-    const ex = await http.send({ method: "GET", path: "/p" });
+    const ex = await http.send({ method: "GET", path: "/p", auth: fullToken });
     expect(ex.status).toBe(200);
-    expect(sleeps).toEqual([2000, 2000]);
-    expect(http.history().map((e) => e.status)).toEqual([429, 429, 200]);
-    expect(http.requests).toBe(3);
+    expect(sleeps).toEqual([2000]);
+    expect(http.history().map((e) => e.status)).toEqual([429, 200]);
+    expect(http.requests).toBe(2);
+    expect(http.limits).toEqual({
+      count: 1,
+      resentAnswered: 1,
+      resentLimited: 0,
+      waitedMs: 2000,
+      first: "GET /* with a-full",
+    });
   });
 
-  it("gives up after three retries and returns the last 429", async () => {
+  it("sends a request again only once: a second 429 is the answer the check gets", async () => {
     server = await limitedServer(10, "1");
     const { http, sleeps } = client(server.baseUrl);
     const ex = await http.send({ method: "GET", path: "/p" });
     expect(ex.status).toBe(429);
-    expect(sleeps).toHaveLength(3);
-    expect(server.seen).toHaveLength(4);
+    expect(sleeps).toEqual([1000]);
+    expect(server.seen).toHaveLength(2);
+    expect(http.limits).toMatchObject({ count: 1, resentAnswered: 0, resentLimited: 1 });
   });
 
-  it("caps the wait at one window, and backs off over a whole window when Retry-After is missing", async () => {
+  it("waits one window when Retry-After is missing, and never more than a window", async () => {
     server = await limitedServer(1, "3600");
     const capped = client(server.baseUrl);
     await capped.http.send({ method: "GET", path: "/p" });
     expect(capped.sleeps).toEqual([60_000]);
     await server.close();
 
-    server = await limitedServer(3);
+    server = await limitedServer(1);
     const missing = client(server.baseUrl);
     await missing.http.send({ method: "GET", path: "/p" });
-    expect(missing.sleeps).toEqual([15_000, 30_000, 60_000]);
+    expect(missing.sleeps).toEqual([60_000]);
+  });
+
+  it("says why it waits: the route, the token and what the target asked", async () => {
+    server = await limitedServer(1, "2");
+    const reasons: string[] = [];
+    const { http } = client(server.baseUrl, {
+      sleep: (_ms, reason) => {
+        reasons.push(reason ?? "");
+        return Promise.resolve();
+      },
+    });
+    await http.send({ method: "GET", path: "/api/v1/contacts", auth: fullToken });
+    expect(reasons).toEqual([
+      "the target answered 429 to GET /api/v1/contacts with a-full (Retry-After); it is sent again once",
+    ]);
   });
 
   it("reads a Retry-After given as an HTTP date", () => {
     const { http } = client("http://127.0.0.1:1", { now: () => Date.parse("2025-01-01T00:00:00Z") });
     expect(http.retryDelayMs("Wed, 01 Jan 2025 00:00:05 GMT")).toBe(5000);
     expect(http.retryDelayMs("Tue, 31 Dec 2024 23:00:00 GMT")).toBe(0);
-    expect(http.retryDelayMs("soon")).toBe(15_000);
+    expect(http.retryDelayMs("soon")).toBe(60_000);
   });
 
   it("never waits or retries an unpaced request, but counts it in the pacing window", async () => {

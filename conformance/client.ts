@@ -1,6 +1,6 @@
 import type { RequestPacer } from "./pacer.js";
 import { CheckFailure, failureKey, routeOf } from "./failures.js";
-import type { HttpClient, HttpExchange, HttpRequest } from "./types.js";
+import type { HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "./types.js";
 
 /**
  * The kit's transport: Node's global fetch, paced by one Pacer for the whole run, every exchange
@@ -21,11 +21,12 @@ export interface FetchHttpClientOptions {
   tokens?: readonly MaskedToken[];
   /** Per request, body included; default 10 s. */
   timeoutMs?: number;
-  /** Retries of a paced request answered 429; default 3. */
-  maxRetries?: number;
-  sleep?: (ms: number) => Promise<void>;
+  /** `reason`: why the run waits, for the progress line. */
+  sleep?: (ms: number, reason?: string) => Promise<void>;
   /** Wall-clock ms, for a Retry-After given as an HTTP date. */
   now?: () => number;
+  /** Told of every request as it goes out (the progress line counts them). */
+  onRequest?: (() => void) | undefined;
 }
 
 /** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
@@ -68,20 +69,21 @@ export class FetchHttpClient implements HttpClient {
   readonly #pacer: RequestPacer;
   readonly #tokens: readonly MaskedToken[];
   readonly #timeoutMs: number;
-  readonly #maxRetries: number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, reason?: string) => Promise<void>;
   readonly #now: () => number;
+  readonly #onRequest: (() => void) | undefined;
   readonly #history: HttpExchange[] = [];
   #requests = 0;
+  #limits: UnexpectedLimits | undefined;
 
   constructor(options: FetchHttpClientOptions) {
     this.baseUrl = options.baseUrl;
     this.#pacer = options.pacer;
     this.#tokens = options.tokens ?? [];
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    this.#maxRetries = options.maxRetries ?? 3;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#now = options.now ?? Date.now;
+    this.#onRequest = options.onRequest;
   }
 
   /** Requests sent so far, answered or not. */
@@ -89,16 +91,47 @@ export class FetchHttpClient implements HttpClient {
     return this.#requests;
   }
 
+  /**
+   * Paced requests answered 429 so far, and what came of sending each again: what happened, for the
+   * report to say without guessing why (another client, an earlier run, a narrower budget).
+   */
+  get limits(): UnexpectedLimits | undefined {
+    return this.#limits === undefined ? undefined : { ...this.#limits };
+  }
+
+  /**
+   * Sends a request when the pacer gives it room. A 429 all the same means the target's budget held
+   * requests the kit could not see (an earlier run's, another client's) or counts more widely than
+   * declared: the request is sent again, once, after what the target asks (Retry-After, else one
+   * window). Only that request's budgets are held meanwhile; the rest of the run keeps its pace.
+   */
   async send(request: HttpRequest): Promise<HttpExchange> {
-    for (let attempt = 0; ; attempt += 1) {
-      // The pacer may send it with an equivalent token that has more room (RatePacer).
-      const sent = (await this.#pacer.acquire(request)) ?? request;
-      const exchange = await this.#exchange(sent);
-      if (exchange.status !== 429 || attempt >= this.#maxRetries) return exchange;
-      const delay = this.retryDelayMs(exchange.headers["retry-after"], attempt);
-      this.#pacer.limited?.(sent, delay, true);
-      await this.#sleep(delay);
-    }
+    const sent = (await this.#pacer.acquire(request)) ?? request;
+    const exchange = await this.#exchange(sent);
+    if (exchange.status !== 429) return exchange;
+    const retryAfter = exchange.headers["retry-after"];
+    const delay = this.retryDelayMs(retryAfter);
+    this.#pacer.limited?.(sent, delay, true);
+    const who = `${routeOf(sent)}${this.#tokenLabel(sent)}`;
+    const told =
+      readRetryAfter(retryAfter, this.#now()) === undefined ? "no Retry-After: one window" : "Retry-After";
+    await this.#sleep(delay, `the target answered 429 to ${who} (${told}); it is sent again once`);
+    this.#pacer.record(sent);
+    const again = await this.#exchange(sent);
+    const limits = (this.#limits ??= {
+      count: 0,
+      resentAnswered: 0,
+      resentLimited: 0,
+      waitedMs: 0,
+      first: who,
+    });
+    limits.count += 1;
+    limits.waitedMs += delay;
+    if (again.status === 429) {
+      limits.resentLimited += 1;
+      this.#pacer.limited?.(sent, this.retryDelayMs(again.headers["retry-after"]), true);
+    } else limits.resentAnswered += 1;
+    return again;
   }
 
   async sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
@@ -115,16 +148,12 @@ export class FetchHttpClient implements HttpClient {
   }
 
   /**
-   * How long a 429 is waited out: Retry-After (seconds or an HTTP date); when it is missing or
-   * unreadable, a quarter of the window, then half, then a whole one, so that the retries outlast
-   * any window the target may count in. Never more than a window, when any limit has reset.
+   * How long a 429 is waited out: Retry-After (seconds or an HTTP date), else one window, after which
+   * any limit counting in windows has room again. Never more than a window.
    */
-  retryDelayMs(retryAfter: string | undefined, attempt = 0): number {
+  retryDelayMs(retryAfter: string | undefined): number {
     const windowMs = this.#pacer.windowMs;
-    const value = retryAfter?.trim() ?? "";
-    let ms = windowMs * Math.min(1, 2 ** attempt / 4);
-    if (/^\d+$/.test(value)) ms = Number(value) * 1000;
-    else if (value !== "" && !Number.isNaN(Date.parse(value))) ms = Date.parse(value) - this.#now();
+    const ms = readRetryAfter(retryAfter, this.#now()) ?? windowMs;
     return Math.min(windowMs, Math.max(0, ms));
   }
 
@@ -144,6 +173,15 @@ export class FetchHttpClient implements HttpClient {
     );
   }
 
+  /** ` with lumiere-full`: the manifest token a request carries, by label, in a raw header too. */
+  #tokenLabel(request: HttpRequest): string {
+    const auth = request.auth;
+    if (auth === null || auth === undefined) return "";
+    if (!("header" in auth)) return ` with ${auth.label}`;
+    const found = this.#tokens.find((t) => t.token !== "" && auth.header.includes(t.token));
+    return found === undefined ? "" : ` with ${found.label}`;
+  }
+
   #masks(request: HttpRequest): readonly MaskedToken[] {
     const auth = request.auth;
     if (auth === null || auth === undefined || "header" in auth) return this.#tokens;
@@ -156,6 +194,7 @@ export class FetchHttpClient implements HttpClient {
     const prepared = prepareRequest(this.baseUrl, request);
     const curl = renderCurl(prepared, this.#masks(request));
     this.#requests += 1;
+    this.#onRequest?.();
     let response: Response;
     let text: string;
     try {
@@ -196,6 +235,14 @@ export class FetchHttpClient implements HttpClient {
     this.#history.push(exchange);
     return exchange;
   }
+}
+
+/** Retry-After in ms (seconds, or an HTTP date from `now`); undefined when absent or unreadable. */
+function readRetryAfter(value: string | undefined, now: number): number | undefined {
+  const v = value?.trim() ?? "";
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return v === "" || Number.isNaN(at) ? undefined : at - now;
 }
 
 function parseJson(text: string): unknown {

@@ -3,9 +3,15 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
 import { FetchHttpClient, RequestError } from "./client.js";
+import { kitIdentity } from "./kit.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
 import { RatePacer } from "./pacer.js";
-import { InvalidOptionError, compileGrep, runChecks } from "./runner.js";
+import { preflight } from "./preflight.js";
+import { applyBaseline, type Baseline } from "./report/baseline.js";
+import { attributeBlockers } from "./report/defects.js";
+import type { RunProgress } from "./report/progress.js";
+import { watchedClock } from "./report/progress.js";
+import { InvalidOptionError, compileGrep, runChecks, selectChecks } from "./runner.js";
 import {
   systemKitClock,
   type Check,
@@ -43,6 +49,9 @@ export { DEFAULT_RATE_LIMIT, TokenManifestSchema } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
 export { InvalidOptionError, failsRun } from "./runner.js";
 export { RequestError } from "./client.js";
+export { ManifestMismatchError, type PreflightProblem } from "./preflight.js";
+export { BaselineError, readBaseline, type Baseline } from "./report/baseline.js";
+export { kitIdentity, type KitIdentity } from "./kit.js";
 export { renderConsoleReport, renderSummaryLine } from "./report/console.js";
 export { renderJunitReport } from "./report/junit.js";
 export { renderJsonReport } from "./report/json.js";
@@ -72,6 +81,16 @@ export interface ConformanceOptions {
   onResult?: (result: CheckResult) => void;
   /** The run's clock; default the system's. Tests pass a virtual one shared with the target. */
   clock?: KitClock;
+  /**
+   * Try every manifest token against the target before any check (preflight.ts), and throw
+   * ManifestMismatchError when one is not what the manifest says. The CLI does; default off, so that
+   * a harness pairing a target with a deliberately different manifest runs its checks.
+   */
+  preflight?: boolean;
+  /** Judge failures against an earlier run's report (report/baseline.ts). */
+  baseline?: Baseline;
+  /** Told of the run as it goes (the CLI's progress line); its waits are slept through it. */
+  progress?: RunProgress;
 }
 
 /** The target answered nothing at all: the run cannot start. The message is one line. */
@@ -97,7 +116,12 @@ export async function loadDefaultCatalogue(): Promise<readonly Check[]> {
 export async function runConformance(options: ConformanceOptions): Promise<RunReport> {
   const startedAt = new Date();
   const started = performance.now();
-  const clock = options.clock ?? systemKitClock;
+  const progress = options.progress;
+  let current: string | undefined;
+  const clock =
+    progress === undefined
+      ? (options.clock ?? systemKitClock)
+      : watchedClock(options.clock ?? systemKitClock, progress, () => current);
   const embedded = options.baseUrl === undefined;
   if (options.rateLimit !== undefined) positiveInteger("rate limit", options.rateLimit);
   const numRuns = positiveInteger("number of runs", options.numRuns ?? 25);
@@ -149,21 +173,44 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       baseUrl,
       pacer,
       tokens: manifest.tokens,
-      sleep: (ms) => clock.sleep(ms),
+      sleep: (ms, reason) => clock.sleep(ms, reason),
       now: () => clock.now(),
+      onRequest: progress === undefined ? undefined : () => progress.requestSent(),
     });
+    const catalogue = options.catalogue ?? (await loadDefaultCatalogue());
+    progress?.start(
+      selectChecks(catalogue, {
+        profile: runOptions.profile,
+        readOnly: runOptions.readOnly,
+        grep: options.grep,
+        slow: options.slow,
+      }).length,
+    );
     await probe(http, baseUrl);
-    const results = await runChecks({
-      catalogue: options.catalogue ?? (await loadDefaultCatalogue()),
+    if (options.preflight === true) await preflight(http, manifest, clock.now());
+    const ran = await runChecks({
+      catalogue,
       http,
       manifest,
       options: runOptions,
       grep: options.grep,
       slow: options.slow,
-      onResult: options.onResult,
+      onStart: (check) => {
+        current = check.id;
+        progress?.checkStarted(check.id);
+      },
+      onResult: (result) => {
+        current = undefined;
+        progress?.checkDone(result);
+        options.onResult?.(result);
+      },
       clock,
     });
+    const attributed = attributeBlockers(ran);
+    const judged = options.baseline === undefined ? undefined : applyBaseline(attributed, options.baseline);
+    const limited = http.limits;
     return {
+      kit: kitIdentity(),
       target: baseUrl,
       embedded,
       options: runOptions,
@@ -172,10 +219,11 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       requests: http.requests,
       pacing: {
         source,
-        ...(pacer.fellBack === undefined ? {} : { fellBack: pacer.fellBack }),
+        ...(limited === undefined ? {} : { limited }),
         requestsByToken: requestsByToken(http.history()),
       },
-      results,
+      results: judged?.results ?? attributed,
+      ...(judged === undefined ? {} : { baseline: judged.summary }),
     };
   } finally {
     await target?.close();

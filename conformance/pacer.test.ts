@@ -9,13 +9,15 @@ import type { HttpRequest } from "./types.js";
 class FakeTimer implements PacerTimer {
   t = 1_000;
   sleeps: number[] = [];
+  reasons: string[] = [];
 
   now(): number {
     return this.t;
   }
 
-  sleep(ms: number): Promise<void> {
+  sleep(ms: number, reason?: string): Promise<void> {
     this.sleeps.push(ms);
+    if (reason !== undefined) this.reasons.push(reason);
     this.t += ms;
     return Promise.resolve();
   }
@@ -228,30 +230,35 @@ describe("RatePacer", () => {
     expect(timer.sleeps).toEqual([1000]);
   });
 
-  it("after a 429 to a paced request, waits it out and counts every request together for the rest of the run", async () => {
+  it("after a 429 to a paced request, holds only that request's budget and keeps the declared pace", async () => {
     const { timer, pacer } = ratePacer("token");
     for (let i = 0; i < 5; i += 1) await pacer.acquire(get(token("b-full")));
     const limited = await pacer.acquire(get(token("a-contacts-read")));
     pacer.limited(limited ?? get(null), 300, true);
-    expect(pacer.per).toBe("address");
-    expect(pacer.fellBack).toMatch(/counts more widely/);
+    expect(pacer.per).toBe("token");
+    // Other tokens go on at once; the limited one waits what the target asked.
     await pacer.acquire(get(token("b-full")));
+    await pacer.acquire(get(null));
+    expect(timer.sleeps).toEqual([]);
+    await pacer.acquire(get(token("a-contacts-read")));
     expect(timer.sleeps).toEqual([300]);
-    // Six requests in the window, and room for nine: counted together, the tenth waits.
-    for (let i = 0; i < 2; i += 1) await pacer.acquire(get(null));
-    await pacer.acquire(get(token("a-none")));
-    expect(timer.sleeps).toEqual([300, 700]);
+    expect(timer.reasons).toEqual(["token a-contacts-read: held after a 429, as the target asked"]);
   });
 
-  it("holds only the token's budget after a 429 to an unpaced request (the burst), without falling back", async () => {
+  it("holds only the token's budget after a 429 to an unpaced request (the burst)", async () => {
     const { timer, pacer } = ratePacer("token");
     pacer.record(get(token("a-contacts-read")));
     pacer.limited(get(token("a-contacts-read")), 500, false);
-    expect(pacer.fellBack).toBeUndefined();
     await pacer.acquire(get(token("b-full")));
     expect(timer.sleeps).toEqual([]);
     await pacer.acquire(get(token("a-contacts-read")));
     expect(timer.sleeps).toEqual([500]);
+  });
+
+  it("says which budget a pacing wait is for", async () => {
+    const { timer, pacer } = ratePacer("token");
+    for (let i = 0; i < 10; i += 1) await pacer.acquire(get(token("a-contacts-read")));
+    expect(timer.reasons).toEqual(["pacing token a-contacts-read: 9 requests per 1 s"]);
   });
 
   it("never lets more than the allowance into any window of any budget, whatever tokens the requests carry", async () => {

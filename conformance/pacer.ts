@@ -11,7 +11,8 @@ import type { HttpRequest } from "./types.js";
 export interface PacerTimer {
   /** Milliseconds on a monotonic scale. */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** `reason`: why the run waits, for the progress line. */
+  sleep(ms: number, reason?: string): Promise<void>;
 }
 
 export const realTimer: PacerTimer = {
@@ -92,7 +93,10 @@ export class Pacer implements RequestPacer {
       // requests in it that is not necessarily the oldest one.
       const freeing = this.#stamps[this.#stamps.length - this.allowance];
       if (freeing === undefined) continue;
-      await this.#timer.sleep(Math.max(1, freeing + this.windowMs - now));
+      await this.#timer.sleep(
+        Math.max(1, freeing + this.windowMs - now),
+        `pacing: ${this.allowance} requests per ${this.windowMs / 1000} s`,
+      );
     }
   }
 
@@ -117,7 +121,10 @@ export interface RequestPacer {
   acquire(request: HttpRequest): Promise<HttpRequest | undefined>;
   /** Counts a request sent without waiting (the rate-limit burst). */
   record(request: HttpRequest): void;
-  /** The target answered 429 to `request`: hold its budget `waitMs`; `paced`: the kit thought it had room. */
+  /**
+   * The target answered 429 to `request`: hold its budgets `waitMs`. `paced`: the kit thought it had
+   * room (the client sends it again once); otherwise it was a burst's, which expects 429s.
+   */
   limited?(request: HttpRequest, waitMs: number, paced: boolean): void;
 }
 
@@ -144,8 +151,9 @@ export interface RatePacerOptions {
  * an active manifest token, the one shared budget of the kit's address (with the token's too, when a
  * raw Authorization header carries a manifest secret).
  *
- * A 429 to a paced request means the target counts more widely than declared: from then on every
- * request of the run is counted together (as with `per: "address"`), and `fellBack` says so.
+ * A 429 holds the budgets of the request it answered for the wait the target asked, and only those:
+ * one 429 does not show why the target refused (an earlier run's requests still in its window, another
+ * client, a wider count than declared), so the pace of the rest of the run does not change.
  */
 export class RatePacer implements RequestPacer {
   readonly allowance: number;
@@ -158,8 +166,7 @@ export class RatePacer implements RequestPacer {
   /** Per token label: the tokens interchangeable with it, in manifest order. */
   readonly #equivalents = new Map<string, readonly ManifestToken[]>();
   readonly #cursor = new Map<readonly ManifestToken[], number>();
-  #per: RateLimitScope;
-  #fellBack: string | undefined;
+  readonly #per: RateLimitScope;
   #tail: Promise<unknown> = Promise.resolve();
   #total = 0;
 
@@ -190,14 +197,9 @@ export class RatePacer implements RequestPacer {
     return this.#total;
   }
 
-  /** The scope paced now: the declared one, or "address" after a fallback. */
+  /** The scope paced: the declared one. */
   get per(): RateLimitScope {
     return this.#per;
-  }
-
-  /** Why pacing fell back to counting every request together, if it did. */
-  get fellBack(): string | undefined {
-    return this.#fellBack;
   }
 
   /** The budgets a request is counted in (EVERYTHING aside). */
@@ -225,16 +227,10 @@ export class RatePacer implements RequestPacer {
     this.#stamp(request, this.#timer.now());
   }
 
-  limited(request: HttpRequest, waitMs: number, paced: boolean): void {
+  limited(request: HttpRequest, waitMs: number, _paced: boolean): void {
     const until = this.#timer.now() + waitMs;
-    const hold = (key: string): void => {
+    for (const key of this.budgets(request)) {
       this.#blockedUntil.set(key, Math.max(until, this.#blockedUntil.get(key) ?? 0));
-    };
-    this.budgets(request).forEach(hold);
-    if (paced && this.#per !== "address") {
-      this.#fellBack = `the target answered 429 to a request the kit paced under ${this.allowance} per ${this.windowMs} ms per ${this.#per}: it counts more widely, so the rest of the run counted every request together`;
-      this.#per = "address";
-      hold(EVERYTHING);
     }
   }
 
@@ -242,12 +238,22 @@ export class RatePacer implements RequestPacer {
     const chosen = this.#spread(request);
     for (;;) {
       const now = this.#timer.now();
-      const wait = Math.max(0, ...this.budgets(chosen).map((key) => this.#waitFor(key, now)));
+      let wait = 0;
+      let reason = "";
+      for (const key of this.budgets(chosen)) {
+        const w = this.#waitFor(key, now);
+        if (w <= wait) continue;
+        wait = w;
+        reason =
+          (this.#blockedUntil.get(key) ?? 0) - now >= w
+            ? `${key}: held after a 429, as the target asked`
+            : `pacing ${key}: ${this.allowance} requests per ${this.windowMs / 1000} s`;
+      }
       if (wait === 0) {
         this.#stamp(chosen, now);
         return chosen;
       }
-      await this.#timer.sleep(wait);
+      await this.#timer.sleep(wait, reason);
     }
   }
 

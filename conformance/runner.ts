@@ -118,6 +118,8 @@ export interface RunnerInput {
   slow?: boolean | undefined;
   /** Default `makeMarker(options.seed)`. */
   marker?: string;
+  /** Told as each check begins (the progress line names it), skipped ones included. */
+  onStart?: ((check: Check) => void) | undefined;
   onResult?: ((result: CheckResult) => void) | undefined;
   /** The run's clock (waits, bursts, token expiry); default the system clock. */
   clock?: KitClock | undefined;
@@ -146,6 +148,7 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
     slow: input.slow,
   });
   for (const { check, skipReason } of selection) {
+    input.onStart?.(check);
     const result: CheckResult =
       skipReason === undefined
         ? await runOne(check, shared)

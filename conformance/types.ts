@@ -1,4 +1,5 @@
 import type { Cause, Observation } from "./failures.js";
+import type { KitIdentity } from "./kit.js";
 import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 import type { ClauseRef } from "./spec/clauses.js";
 import type { SharedData } from "./support/shared.js";
@@ -121,7 +122,8 @@ export interface RunOptions {
  */
 export interface KitClock {
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** `reason`: why the run waits, for the progress line (pacing, a 429's Retry-After, a check's own wait). */
+  sleep(ms: number, reason?: string): Promise<void>;
 }
 
 export const systemKitClock: KitClock = {
@@ -173,11 +175,21 @@ export interface CheckResult {
   requests: number;
   skipReason?: string;
   observations: Observation[];
+  /**
+   * Against a baseline (--baseline): a failure already in it ("known", which does not fail the run),
+   * one that is not ("new"), or a check that failed in it and passes now ("fixed").
+   */
+  baseline?: "known" | "new" | "fixed" | undefined;
   failure?: {
     /** The defect, stably (CheckFailure.key): what a baseline matches, with the check's id. */
     key: string;
     /** Which rule broke: a foundation rule of failures.ts, the check's own ("rule"), or none ("error"). */
     cause: Cause;
+    /**
+     * The failing check that judges `cause` on its own (failures.ts, FOUNDATIONS): this check failed
+     * only because of that check's defect, under which reports list it (report/defects.ts).
+     */
+    blockedBy?: string | undefined;
     message: string;
     expected: string;
     actual: string;
@@ -189,6 +201,8 @@ export interface CheckResult {
 }
 
 export interface RunReport {
+  /** The kit that wrote the report, its version and the spec text it was read from (kit.ts). */
+  kit?: KitIdentity | undefined;
   target: string;
   embedded: boolean;
   options: RunOptions;
@@ -199,12 +213,42 @@ export interface RunReport {
   pacing?: {
     /** Where the rate limit came from: --rate-limit, the manifest's `rateLimit`, or the default. */
     source: "option" | "manifest" | "default";
-    /** Set when a 429 showed the target counting more widely than declared (see RatePacer). */
+    /** Written by kits that fell back to counting every request together after a 429 (read, not written). */
     fellBack?: string;
+    /** 429s the target answered to requests the kit had paced under the limit (client.ts). */
+    limited?: UnexpectedLimits | undefined;
     /** Requests per manifest token label; "(no manifest token)" for the others. */
     requestsByToken: Record<string, number>;
   };
   results: CheckResult[];
+  /** The baseline the run was compared with (--baseline), and what came of it. */
+  baseline?: BaselineSummary | undefined;
+}
+
+/**
+ * What happened to paced requests the target answered 429 (the kit thought it had room): each was
+ * sent again once, after the wait the target asked for (Retry-After) or one window.
+ */
+export interface UnexpectedLimits {
+  /** Paced requests answered 429. */
+  count: number;
+  /** Of their second sending, how many were answered otherwise, and how many 429 again. */
+  resentAnswered: number;
+  resentLimited: number;
+  /** Time spent waiting before the second sendings. */
+  waitedMs: number;
+  /** The first one: its route and token (`GET /api/v1/contacts with lumiere-full`). */
+  first: string;
+}
+
+export interface BaselineSummary {
+  file: string;
+  /** The version of the kit that wrote it ("unknown" for a report written before versions). */
+  kitVersion: string;
+  /** Failures found in the baseline (by check id and key), failures not in it, checks that now pass. */
+  known: number;
+  new: number;
+  fixed: string[];
 }
 
 export { CheckFailure, type Cause, type Observation } from "./failures.js";

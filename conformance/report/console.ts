@@ -1,6 +1,8 @@
 import { singleQuote } from "../client.js";
+import { FOUNDATIONS, type Cause } from "../failures.js";
 import { clauseList, formatClauses, SECTIONS, sectionHasRules } from "../spec/clauses.js";
 import { LEVELS, type Check, type CheckResult, type Level, type Outcome, type RunReport } from "../types.js";
+import { defectsOf, type Defect } from "./defects.js";
 
 /** "§4 Endpoints" → 4; undefined for a section that does not cite one. */
 export function sectionNumber(section: string): number | undefined {
@@ -110,46 +112,138 @@ export interface ConsoleReportOptions {
   catalogue?: readonly Check[];
 }
 
+/** `kit accounting-api-reference 0.1.0, spec accounting-api.md sha256 c712cf8fc0cf…, started …`. */
+export function provenance(report: RunReport): string {
+  const kit = report.kit;
+  const spec = kit === undefined ? "" : `, spec ${kit.spec.file} sha256 ${kit.spec.sha256.slice(0, 12)}…`;
+  return `${kit === undefined ? "kit (unknown version)" : `kit ${kit.name} ${kit.version}`}${spec}, started ${report.startedAt}`;
+}
+
+/** What the target's 429s to paced requests came to, said as what happened, no cause guessed. */
+export function limitedNote(report: RunReport): string | undefined {
+  const l = report.pacing?.limited;
+  if (l === undefined) return undefined;
+  const again =
+    l.resentLimited === 0
+      ? `${l.resentAnswered === 1 ? "it was" : `all ${l.resentAnswered} were`} answered`
+      : `${l.resentAnswered} answered, ${l.resentLimited} refused with 429 again (left to their checks)`;
+  return (
+    `the target answered 429 to ${l.count} request${l.count === 1 ? "" : "s"} the kit had paced under ` +
+    `${report.options.rateLimit} per ${formatWindow(report.options.rateWindowMs)} per ${report.options.rateLimitPer} ` +
+    `(first: ${l.first}); ${l.count === 1 ? "it" : "each"} was sent again once, after waiting what the target asked ` +
+    `(Retry-After, else one window), ${(l.waitedMs / 1000).toFixed(1)} s in all: ${again}`
+  );
+}
+
 export function renderConsoleReport(report: RunReport, options: ConsoleReportOptions = {}): string {
   const out: string[] = [];
   const o = report.options;
   out.push(
     `Conformance of ${report.target}${report.embedded ? " (embedded reference)" : ""} to the accounting API spec`,
+    provenance(report),
     `profile ${o.profile}, strict ${onOff(o.strict)}, read-only ${onOff(o.readOnly)}, seed ${o.seed}, ` +
       `${o.numRuns} runs per property, rate limit ${o.rateLimit} per ${formatWindow(o.rateWindowMs)} ` +
       `per ${o.rateLimitPer}${report.pacing === undefined ? "" : ` (${SOURCE[report.pacing.source]})`}`,
   );
+  if (report.baseline !== undefined) out.push(`baseline: ${baselineText(report)}`);
   if (report.pacing?.fellBack !== undefined) out.push(`pacing: ${report.pacing.fellBack}`);
+  const limited = limitedNote(report);
+  if (limited !== undefined) out.push(`pacing: ${limited}`);
   out.push("");
   const idWidth = Math.min(48, Math.max(0, ...report.results.map((r) => r.id.length)));
   for (const [section, results] of groupBySection(report.results)) {
     out.push(`${section}  (${countsText(results)})`);
     for (const r of results) {
       const reason = r.outcome === "skip" && r.skipReason !== undefined ? ` (skipped: ${r.skipReason})` : "";
-      const note = r.outcome === "fail" && !r.failsRun ? " (does not fail the run)" : "";
+      const blocked = r.failure?.blockedBy === undefined ? "" : ` (blocked by ${r.failure.blockedBy})`;
+      const note =
+        r.baseline === "known"
+          ? " (known: in the baseline)"
+          : r.baseline === "fixed"
+            ? " (fixed since the baseline)"
+            : r.outcome === "fail" && !r.failsRun
+              ? " (does not fail the run)"
+              : "";
       out.push(
-        `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${note}`,
+        `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${blocked}${note}`,
       );
       if (r.level !== "PROBE")
         for (const obs of r.observations) out.push(`        note: ${oneLine(obs.text)}`);
     }
     out.push("");
   }
-  const failing = report.results.filter((r) => r.outcome === "fail" && r.failsRun);
-  const lenient = report.results.filter((r) => r.outcome === "fail" && !r.failsRun);
+  const defects = defectsOf(report.results, (r) => r.baseline !== "known");
+  const failing = defects.filter((d) => d.failsRun);
+  const lenient = defects.filter((d) => !d.failsRun);
   if (failing.length > 0) {
-    out.push(`Failures (${failing.length})`, "");
-    for (const r of failing) out.push(...renderFailure(report, r), "");
+    out.push(`Failures (${defectCount(failing)})`, "");
+    for (const d of failing) out.push(...renderDefect(report, d), "");
   }
   if (lenient.length > 0) {
-    out.push(`Not met, not failing the run (${lenient.length}; --strict makes SHOULD failures fail it)`, "");
-    for (const r of lenient) out.push(...renderFailure(report, r), "");
+    out.push(
+      `Not met, not failing the run (${defectCount(lenient)}; --strict makes SHOULD failures fail it)`,
+      "",
+    );
+    for (const d of lenient) out.push(...renderDefect(report, d), "");
+  }
+  const known = report.results.filter((r) => r.baseline === "known");
+  if (known.length > 0) {
+    out.push(`Known failures, in the baseline (${known.length}; they do not fail the run)`);
+    for (const r of known) out.push(`  ${r.id}  [${r.level}]  ${r.failure?.key ?? ""}`);
+    out.push("");
+  }
+  const fixed = report.results.filter((r) => r.baseline === "fixed");
+  if (fixed.length > 0) {
+    out.push(`Fixed since the baseline (${fixed.length}; write a new baseline to keep them fixed)`);
+    for (const r of fixed) out.push(`  ${r.id}  [${r.level}]`);
+    out.push("");
   }
   const probes = report.results.filter((r) => r.level === "PROBE" && r.outcome === "observed");
   if (probes.length > 0) out.push(renderProbeTable(probes, options.catalogue), "");
   if (options.catalogue !== undefined) out.push(renderCoverage(options.catalogue), "");
   out.push(renderSummaryLine(report));
   return out.join("\n") + "\n";
+}
+
+/** `1 distinct failure; 9 more checks blocked by it`. */
+function defectCount(defects: readonly Defect[]): string {
+  const blocked = defects.reduce((sum, d) => sum + d.blocked.length, 0);
+  const n = defects.length;
+  const head = `${n} distinct failure${n === 1 ? "" : "s"}`;
+  return blocked === 0
+    ? head
+    : `${head}; ${blocked} more check${blocked === 1 ? "" : "s"} failed only because of ${n === 1 ? "it" : "them"}`;
+}
+
+function baselineText(report: RunReport): string {
+  const b = report.baseline;
+  if (b === undefined) return "";
+  return `${b.file} (kit ${b.kitVersion}): ${b.known} known, ${b.new} new, ${b.fixed.length} fixed`;
+}
+
+/** One defect: its head in full, then every failure blocked by it, one line each. */
+function renderDefect(report: RunReport, d: Defect): string[] {
+  const lines = renderFailure(report, d.head);
+  if (d.blocked.length === 0) return lines;
+  const rule = d.rule === undefined ? undefined : FOUNDATIONS[d.rule];
+  const why =
+    d.rule === undefined || rule === undefined
+      ? "the rule this check judges"
+      : `${d.rule} (${formatClauses(rule.clause)}): ${rule.says}`;
+  const width = Math.min(48, Math.max(0, ...d.blocked.map((r) => r.id.length)));
+  lines.push(
+    ...field(
+      "blocked",
+      [
+        `${d.blocked.length} more check${d.blocked.length === 1 ? "" : "s"} failed only because of ${why}`,
+        ...d.blocked.map(
+          (r) =>
+            `${r.id.padEnd(width)}  ${r.level.padEnd(9)}  ${r.failure?.key ?? ""}${r.failsRun ? "" : "  (does not fail the run)"}`,
+        ),
+      ].join("\n"),
+    ),
+  );
+  return lines;
 }
 
 function renderFailure(report: RunReport, r: CheckResult): string[] {
@@ -161,12 +255,20 @@ function renderFailure(report: RunReport, r: CheckResult): string[] {
       ...field("expected", f.expected),
       ...field("actual", f.actual),
     );
+    if (f.cause !== "rule") lines.push(...field("cause", causeText(f.cause)));
     if (f.status !== undefined) lines.push(...field("status", String(f.status)));
     if (f.curl !== undefined) lines.push(...field("curl", f.curl));
     if (f.replay !== undefined) lines.push(...field("counterexample", f.replay));
   }
   lines.push(...field("replay", replayCommand(report, r.id)));
   return lines;
+}
+
+/** A cause as a reader needs it: the foundation rule and what it says, or that the check stopped. */
+export function causeText(cause: Cause): string {
+  if (cause === "rule") return "the check's own rule";
+  if (cause === "error") return "the check stopped on an error before its verdict";
+  return `${cause}: ${FOUNDATIONS[cause].says}`;
 }
 
 /** `label: value`, continuation lines indented under the value. */
@@ -226,14 +328,23 @@ export function renderProbeTable(probes: readonly CheckResult[], catalogue?: rea
   ].join("\n");
 }
 
+/**
+ * The last line: the verdict, the distinct failures that fail the run (a foundation's failure and the
+ * checks blocked by it count once), the outcome counts, the baseline's tally, requests, time and seed.
+ */
 export function renderSummaryLine(report: RunReport): string {
-  const failing = report.results.filter((r) => r.failsRun).length;
-  const verdict = failing > 0 ? "FAILED" : "PASSED";
+  const failing = defectsOf(report.results, (r) => r.baseline !== "known").filter((d) => d.failsRun);
+  const verdict = failing.length > 0 ? "FAILED" : "PASSED";
+  const failingRun = report.results.filter((r) => r.failsRun).length;
   const failed = report.results.filter((r) => r.outcome === "fail").length;
-  const failNote = failed > 0 ? ` (${failing} failing the run)` : "";
+  const headline = failing.length > 0 ? `${defectCount(failing)}; ` : "";
+  const failNote = failed > 0 ? ` (${failingRun} failing the run)` : "";
   const counts = `${countOf(report.results, "pass")} passed, ${failed} failed${failNote}, ${countOf(report.results, "skip")} skipped, ${countOf(report.results, "observed")} observed`;
+  const b = report.baseline;
+  const baseline =
+    b === undefined ? "" : `; baseline: ${b.known} known, ${b.new} new, ${b.fixed.length} fixed`;
   const seconds = (report.durationMs / 1000).toFixed(1);
-  return `${verdict}: ${counts}; ${report.requests} requests in ${seconds} s; seed ${report.options.seed}`;
+  return `${verdict}: ${headline}${counts}${baseline}; ${report.requests} requests in ${seconds} s; seed ${report.options.seed}`;
 }
 
 function countsText(results: readonly CheckResult[]): string {
@@ -248,7 +359,7 @@ function onOff(flag: boolean): string {
   return flag ? "on" : "off";
 }
 
-function formatWindow(ms: number): string {
+export function formatWindow(ms: number): string {
   if (ms === 60_000) return "minute";
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }

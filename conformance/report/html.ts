@@ -1,6 +1,6 @@
 import type { Outcome, RunReport } from "../types.js";
 import { compareReports, type Comparison } from "./compare.js";
-import { replayCommand } from "./console.js";
+import { causeText, provenance, replayCommand } from "./console.js";
 
 /**
  * One self-contained HTML page (inline style, no script, no external asset): the outcome of every
@@ -39,7 +39,7 @@ function summary(c: Comparison): string {
     const r = t.report;
     const count = (o: Outcome) => r.results.filter((x) => x.outcome === o).length;
     const failing = r.results.filter((x) => x.failsRun).length;
-    return `<tr><th>${escapeHtml(t.label)}</th><td>${escapeHtml(r.target)}${r.embedded ? " (embedded reference)" : ""}<br><span class="muted">${escapeHtml(t.file)}</span></td><td>${failing === 0 ? "PASSED" : `FAILED (${failing})`}</td><td>${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped, ${count("observed")} observed</td><td>profile ${r.options.profile}${r.options.strict ? ", strict" : ""}${r.options.readOnly ? ", read-only" : ""}, seed ${r.options.seed}</td><td>${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s, ${r.options.rateLimit} per ${r.options.rateWindowMs / 1000} s per ${r.options.rateLimitPer}</td></tr>`;
+    return `<tr><th>${escapeHtml(t.label)}</th><td>${escapeHtml(r.target)}${r.embedded ? " (embedded reference)" : ""}<br><span class="muted">${escapeHtml(t.file)}</span></td><td>${failing === 0 ? "PASSED" : `FAILED (${failing})`}</td><td>${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped, ${count("observed")} observed</td><td>profile ${r.options.profile}${r.options.strict ? ", strict" : ""}${r.options.readOnly ? ", read-only" : ""}, seed ${r.options.seed}<br><span class="muted">${escapeHtml(provenance(r))}</span>${r.baseline === undefined ? "" : `<br>baseline ${escapeHtml(r.baseline.file)}: ${r.baseline.known} known, ${r.baseline.new} new, ${r.baseline.fixed.length} fixed`}</td><td>${r.requests} requests in ${(r.durationMs / 1000).toFixed(1)} s, ${r.options.rateLimit} per ${r.options.rateWindowMs / 1000} s per ${r.options.rateLimitPer}</td></tr>`;
   });
   return `<table><tr><th></th><th>target</th><th>verdict</th><th>checks</th><th>options</th><th>requests</th></tr>${rows.join("")}</table>`;
 }
@@ -89,7 +89,16 @@ function failures(c: Comparison): string {
           ...(f === undefined
             ? []
             : ([
+                ...(f.blockedBy === undefined
+                  ? []
+                  : [
+                      [
+                        "blocked by",
+                        `<code>${escapeHtml(f.blockedBy)}</code>: this check failed only because of its defect`,
+                      ],
+                    ]),
                 ["problem", escapeHtml(f.message)],
+                ["cause", escapeHtml(causeText(f.cause))],
                 ["expected", escapeHtml(f.expected)],
                 ["actual", escapeHtml(f.actual)],
                 ...(f.status === undefined ? [] : [["status", String(f.status)]]),
@@ -102,7 +111,12 @@ function failures(c: Comparison): string {
             : `<h4>curl (replays the sequence, as sent)</h4><pre>${escapeHtml(f.curl)}</pre>`;
         const replay = `<h4>replay</h4><pre>${escapeHtml(replayCommand(t.report, r.id))}</pre>`;
         const dl = items.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
-        const lenient = r.failsRun ? "" : ' <span class="muted">(does not fail the run)</span>';
+        const lenient =
+          r.baseline === "known"
+            ? ' <span class="muted">(known: in the baseline)</span>'
+            : r.failsRun
+              ? ""
+              : ' <span class="muted">(does not fail the run)</span>';
         return `<section><h3>${escapeHtml(t.label)}: <code>${escapeHtml(r.id)}</code> [${r.level}] ${escapeHtml(r.section)}${lenient}</h3><dl>${dl}</dl>${curl}${replay}</section>`;
       }),
   );

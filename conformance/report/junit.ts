@@ -1,22 +1,24 @@
 import type { CheckResult, RunReport } from "../types.js";
-import { groupBySection, replayCommand } from "./console.js";
+import { causeText, groupBySection, replayCommand } from "./console.js";
 
 /**
- * JUnit XML for CI dashboards: one testsuite per spec section, one testcase per check. Only results
- * that fail the run are <failure>s, so the dashboard and the exit code agree; a SHOULD not met without
- * --strict and a PROBE's observations go to <system-out>.
+ * JUnit XML for CI dashboards: one testsuite per spec section, one testcase per check, every outcome
+ * kept. Only results that fail the run are <failure>s, so the dashboard and the exit code agree; a
+ * failure blocked by a foundation's own check says so first in its message, and every failure names
+ * its cause. A known failure (in the baseline) is <skipped>, as test runners report an expected
+ * failure; a SHOULD not met without --strict and a PROBE's observations go to <system-out>.
  */
 export function renderJunitReport(report: RunReport): string {
   const { results } = report;
   const failures = results.filter((r) => r.failsRun).length;
-  const skipped = results.filter((r) => r.outcome === "skip").length;
+  const skipped = results.filter((r) => r.outcome === "skip" || r.baseline === "known").length;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="accounting API conformance" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${attr(report.startedAt)}">`,
   ];
   for (const [section, group] of groupBySection(results)) {
     const suiteFailures = group.filter((r) => r.failsRun).length;
-    const suiteSkipped = group.filter((r) => r.outcome === "skip").length;
+    const suiteSkipped = group.filter((r) => r.outcome === "skip" || r.baseline === "known").length;
     const time = group.reduce((sum, r) => sum + r.durationMs, 0);
     lines.push(
       `  <testsuite name="${attr(section)}" tests="${group.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" time="${seconds(time)}" timestamp="${attr(report.startedAt)}">`,
@@ -27,6 +29,14 @@ export function renderJunitReport(report: RunReport): string {
         profile: report.options.profile,
         strict: String(report.options.strict),
         seed: String(report.options.seed),
+        started: report.startedAt,
+        ...(report.kit === undefined
+          ? {}
+          : {
+              kit: `${report.kit.name} ${report.kit.version}`,
+              spec: `${report.kit.spec.file} sha256:${report.kit.spec.sha256}`,
+            }),
+        ...(report.baseline === undefined ? {} : { baseline: report.baseline.file }),
       }).map(([name, value]) => `      <property name="${name}" value="${attr(value)}"/>`),
       "    </properties>",
     );
@@ -44,9 +54,15 @@ function testcase(report: RunReport, r: CheckResult): string[] {
     body.push(`      <skipped message="${attr(r.skipReason ?? "skipped")}"/>`);
   } else if (r.outcome === "fail") {
     const account = failureText(report, r);
-    if (r.failsRun) {
+    const blocked = r.failure?.blockedBy === undefined ? "" : `[blocked by ${r.failure.blockedBy}] `;
+    if (r.baseline === "known") {
       body.push(
-        `      <failure message="${attr(r.failure?.message ?? r.rule)}" type="${r.level}">${text(account)}</failure>`,
+        `      <skipped message="${attr(`known failure, in the baseline: ${r.failure?.key ?? r.rule}`)}"/>`,
+        `      <system-out>${text(`${r.level} not met, known from the baseline (does not fail the run)\n${account}`)}</system-out>`,
+      );
+    } else if (r.failsRun) {
+      body.push(
+        `      <failure message="${attr(`${blocked}${r.failure?.message ?? r.rule}`)}" type="${r.level}">${text(account)}</failure>`,
       );
     } else {
       body.push(
@@ -54,9 +70,11 @@ function testcase(report: RunReport, r: CheckResult): string[] {
       );
     }
   }
-  if (r.observations.length > 0 && r.outcome !== "fail") {
-    body.push(`      <system-out>${text(r.observations.map((o) => o.text).join("\n"))}</system-out>`);
-  }
+  const said = [
+    ...(r.baseline === "fixed" ? ["fixed since the baseline"] : []),
+    ...(r.outcome === "fail" ? [] : r.observations.map((o) => o.text)),
+  ];
+  if (said.length > 0) body.push(`      <system-out>${text(said.join("\n"))}</system-out>`);
   return body.length === 0 ? [`${open}/>`] : [`${open}>`, ...body, "    </testcase>"];
 }
 
@@ -64,6 +82,9 @@ function failureText(report: RunReport, r: CheckResult): string {
   const f = r.failure;
   const lines = [`rule: ${r.rule}`];
   if (f !== undefined) {
+    if (f.blockedBy !== undefined)
+      lines.push(`blocked by: ${f.blockedBy} (this check failed only because of its defect)`);
+    lines.push(`cause: ${causeText(f.cause)}`, `key: ${f.key}`);
     lines.push(`expected: ${f.expected}`, `actual: ${f.actual}`);
     if (f.status !== undefined) lines.push(`status: ${f.status}`);
     if (f.curl !== undefined) lines.push(`curl: ${f.curl}`);

@@ -14,6 +14,7 @@ const FailureSchema = z
     // Reports from before stable keys have none: their message stands in, matching only itself.
     key: z.string().optional(),
     cause: z.enum(CAUSES).default("rule"),
+    blockedBy: z.string().optional(),
     message: z.string(),
     expected: z.string(),
     actual: z.string(),
@@ -42,10 +43,19 @@ const ResultSchema = z.object({
   requests: z.number(),
   skipReason: z.string().optional(),
   observations: z.array(ObservationSchema),
+  baseline: z.enum(["known", "new", "fixed"]).optional(),
   failure: FailureSchema.optional(),
 });
 
 const ReportSchema = z.object({
+  // Reports from before the kit said who wrote them have none.
+  kit: z
+    .object({
+      name: z.string(),
+      version: z.string(),
+      spec: z.object({ file: z.string(), sha256: z.string() }),
+    })
+    .optional(),
   target: z.string(),
   embedded: z.boolean(),
   options: z.object({
@@ -68,10 +78,28 @@ const ReportSchema = z.object({
     .object({
       source: z.enum(["option", "manifest", "default"]),
       fellBack: z.string().optional(),
+      limited: z
+        .object({
+          count: z.number(),
+          resentAnswered: z.number(),
+          resentLimited: z.number(),
+          waitedMs: z.number(),
+          first: z.string(),
+        })
+        .optional(),
       requestsByToken: z.record(z.string(), z.number()),
     })
     .optional(),
   results: z.array(ResultSchema),
+  baseline: z
+    .object({
+      file: z.string(),
+      kitVersion: z.string(),
+      known: z.number(),
+      new: z.number(),
+      fixed: z.array(z.string()),
+    })
+    .optional(),
 });
 
 /** A report file that cannot be read or is not a --reporter json report; the message is one line. */

@@ -93,7 +93,7 @@ describe("console report", () => {
   });
 
   it("shows each failure with its rule, expected and actual answers, curl and replay command", () => {
-    const block = out.slice(out.indexOf("Failures (1)"), out.indexOf("Not met"));
+    const block = out.slice(out.indexOf("Failures (1 distinct failure)"), out.indexOf("Not met"));
     expect(block).toContain("FAIL contacts.limit  [MUST]  §4 Endpoints");
     expect(block).toContain("rule:      rule of contacts.limit");
     expect(block).toContain("expected:  at most 5 items");
@@ -102,7 +102,9 @@ describe("console report", () => {
     expect(block).toContain(
       "replay:    npx conformance --base-url http://t:3000 --seed 987654 --grep '^contacts\\.limit$'",
     );
-    expect(out).toMatch(/Not met, not failing the run \(1;[^\n]*\n\nFAIL contacts\.order {2}\[SHOULD\]/);
+    expect(out).toMatch(
+      /Not met, not failing the run \(1 distinct failure;[^\n]*\n\nFAIL contacts\.order {2}\[SHOULD\]/,
+    );
   });
 
   it("tabulates PROBE observations for a spec author", () => {
@@ -112,7 +114,7 @@ describe("console report", () => {
 
   it("ends with totals, the request count, the duration and the seed", () => {
     expect(out.trimEnd().split("\n").at(-1)).toBe(
-      "FAILED: 2 passed, 2 failed (1 failing the run), 1 skipped, 1 observed; 345 requests in 4.3 s; seed 987654",
+      "FAILED: 1 distinct failure; 2 passed, 2 failed (1 failing the run), 1 skipped, 1 observed; 345 requests in 4.3 s; seed 987654",
     );
   });
 

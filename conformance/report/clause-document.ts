@@ -1,0 +1,112 @@
+import type { KitIdentity } from "../kit.js";
+import { CLAUSES, clauseList, isTestable, SECTIONS, type Clause } from "../spec/clauses.js";
+import { LEVELS, type Check } from "../types.js";
+
+/**
+ * The clause document (`conformance --list --format markdown`), for spec authors and certifiers, as
+ * Kubernetes publishes its conformance document: every clause of the spec by section and number, what
+ * it says in the kit's words, the checks that hold a target to it with their level, and the clauses
+ * no check covers. `docs/conformance-clauses.md` is the committed copy; a test keeps it current.
+ */
+
+export interface ClauseCoverage {
+  clause: Clause;
+  checks: readonly Check[];
+}
+
+export function clauseCoverage(catalogue: readonly Check[]): ClauseCoverage[] {
+  return CLAUSES.map((clause) => ({
+    clause,
+    checks: catalogue.filter((c) => clauseList(c.clause).includes(clause.id)),
+  }));
+}
+
+export interface CoverageCounts {
+  clauses: number;
+  covered: number;
+  rules: number;
+  rulesCovered: number;
+}
+
+export function coverageCounts(rows: readonly ClauseCoverage[]): CoverageCounts {
+  const rules = rows.filter((r) => isTestable(r.clause));
+  return {
+    clauses: rows.length,
+    covered: rows.filter((r) => r.checks.length > 0).length,
+    rules: rules.length,
+    rulesCovered: rules.filter((r) => r.checks.length > 0).length,
+  };
+}
+
+const KIND: Record<Clause["kind"], string> = {
+  rule: "rule",
+  unseen: "rule, not seen through the API",
+  open: "open point",
+  informative: "informative",
+};
+
+const cell = (text: string): string => text.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
+
+const checksCell = (checks: readonly Check[]): string =>
+  checks.length === 0
+    ? "—"
+    : [...checks]
+        .sort((a, b) => LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level) || a.id.localeCompare(b.id))
+        .map((c) => `\`${c.id}\` ${c.level}${c.slow === true ? " (slow)" : ""}`)
+        .join("<br>");
+
+const kindCell = (c: Clause): string =>
+  c.gap === undefined ? KIND[c.kind] : `${KIND[c.kind]} (spec-gaps #${c.gap})`;
+
+export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdentity): string {
+  const rows = clauseCoverage(catalogue);
+  const n = coverageCounts(rows);
+  const out: string[] = [
+    "# Conformance clauses of the accounting API",
+    "",
+    "<!-- Written by `npx conformance --list --format markdown`; a test keeps this copy current. -->",
+    "",
+    `Every clause of the spec (\`${kit.spec.file}\`, SHA-256 \`${kit.spec.sha256}\`) by section and number,`,
+    `what it says in the kit's words, and the checks of the conformance kit (${kit.name} ${kit.version})`,
+    "that hold an implementation to it, with their level: **MUST** fails a run; **SHOULD** fails it with",
+    "`--strict`; **REFERENCE** is the reference server's answer to an open point (`--profile reference`);",
+    "**PROBE** shows what an implementation does on an open point and never fails. Clause ids are",
+    'explained in DECISIONS.md ("Clause ids").',
+    "",
+    `Coverage: ${n.rulesCovered} of the ${n.rules} rules seen through the API have a check; ` +
+      `${n.covered} of all ${n.clauses} clauses are cited by one, ${n.clauses - n.covered} by none ` +
+      "(listed at the end).",
+    "",
+  ];
+  for (const section of SECTIONS) {
+    out.push(
+      `## ${section.name}`,
+      "",
+      "| Clause | Kind | What it says | Checks (level) |",
+      "|---|---|---|---|",
+    );
+    for (const { clause, checks } of rows.filter((r) => r.clause.section === section.number)) {
+      out.push(`| ${clause.id} | ${kindCell(clause)} | ${cell(clause.says)} | ${checksCell(checks)} |`);
+    }
+    out.push("");
+  }
+  const uncovered = rows.filter((r) => r.checks.length === 0);
+  const rules = uncovered.filter((r) => isTestable(r.clause));
+  const others = uncovered.filter((r) => !isTestable(r.clause));
+  out.push("## Clauses no check covers", "");
+  out.push(
+    rules.length === 0
+      ? "Every rule seen through the API has a check."
+      : `Rules seen through the API, without a check (${rules.length}):`,
+    "",
+  );
+  for (const { clause } of rules) out.push(`- ${clause.id}: ${clause.says}`);
+  if (rules.length > 0) out.push("");
+  out.push(
+    `Clauses no check can hold a target to, or open points not probed (${others.length}): rules seen only ` +
+      "in the web interface or at rest, informative text, and open points:",
+    "",
+  );
+  for (const { clause } of others) out.push(`- ${clause.id} (${kindCell(clause)}): ${clause.says}`);
+  return `${out.join("\n")}\n`;
+}

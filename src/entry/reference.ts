@@ -95,7 +95,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
   const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
   const fixtures = options.fixtures ?? (await loadFixtures(fixturesDir, { now: clock.now() }));
   const state = new ReferenceState({
-    fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
+    fixtures: withPrefix(fixtures, prefix),
     tokenPrefix: prefix,
     clock,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
@@ -157,12 +157,17 @@ function tryItToken(manifest: TokenManifest): string | undefined {
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */
-function withPrefix(manifest: TokenManifest, prefix: string): TokenManifest {
-  if (prefix === manifest.tokenPrefix) return manifest;
+function withPrefix(fixtures: FixtureSet, prefix: string): FixtureSet {
+  const { manifest } = fixtures;
+  if (prefix === manifest.tokenPrefix) return fixtures;
   const from = `${manifest.tokenPrefix}_`;
+  const swap = <T extends { token: string }>(t: T): T => ({
+    ...t,
+    token: `${prefix}_${t.token.slice(from.length)}`,
+  });
   return {
-    ...manifest,
-    tokenPrefix: prefix,
-    tokens: manifest.tokens.map((t) => ({ ...t, token: `${prefix}_${t.token.slice(from.length)}` })),
+    ...fixtures,
+    manifest: { ...manifest, tokenPrefix: prefix, tokens: manifest.tokens.map(swap) },
+    expiringTokens: fixtures.expiringTokens.map(swap),
   };
 }

@@ -47,6 +47,8 @@ function limiterOf(state: ReferenceState): RequestHandler {
     store: storeOver(windows),
     standardHeaders: false,
     legacyHeaders: false,
+    // Made on a state's first request (a sandbox is born after the app), on purpose.
+    validate: { creationStack: false },
     keyGenerator: (_req, res) => apiContext(res).rateLimitKey,
     handler: (_req, res, next) => {
       res.setHeader("Retry-After", String(Math.max(1, setHeaders(res))));

@@ -160,7 +160,7 @@ export class Control {
     return OPERATIONS.describe.run(this.#state);
   }
 
-  /** Everything back to the fixtures, or one organization's part; the clock stays where it is. */
+  /** Everything back to the fixtures, the clock as it started included, or one organization's part. */
   reset(input: z.input<typeof ResetInput> = {}): ResetView {
     return OPERATIONS.reset.run(this.#state, input);
   }

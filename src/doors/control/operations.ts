@@ -9,7 +9,7 @@ export const CONTROL_OPERATIONS = {
   reset: {
     method: "POST",
     path: "/reset",
-    summary: "Back to the fixtures: all, or { organization }",
+    summary: "Back to the fixtures, the clock as it started included: all, or { organization }",
     changes: true,
   },
   clock: { method: "GET", path: "/clock", summary: "The reference's clock" },

@@ -1,28 +1,11 @@
 import { z } from "zod";
+import { parseDuration } from "../../model/duration.js";
 import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
 
 /**
  * What the control surface accepts, in process and over HTTP alike: strict objects, so that a typo
  * is a 400 naming the field rather than an operation that silently does less than asked.
  */
-
-const DURATION_RE = /^(-)?P(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/;
-
-/**
- * ISO 8601 durations in days, hours, minutes and seconds (`PT61S`, `P1DT2H`, `-PT5M`). Years and months
- * are refused: their length depends on the calendar, and a test moving the clock wants exact ms.
- */
-export function parseDuration(text: string): number | undefined {
-  const m = DURATION_RE.exec(text);
-  if (m === null || text === "P" || text === "-P" || text.endsWith("T")) return undefined;
-  const [, sign, d, h, min, s] = m;
-  const ms =
-    Number(d ?? 0) * 86_400_000 +
-    Number(h ?? 0) * 3_600_000 +
-    Number(min ?? 0) * 60_000 +
-    Number(s ?? 0) * 1000;
-  return sign === "-" ? -Math.round(ms) : Math.round(ms);
-}
 
 const duration = z.string().transform((s, ctx) => {
   const ms = parseDuration(s);

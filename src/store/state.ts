@@ -47,7 +47,7 @@ export class ReferenceState {
   readonly clock: SteerableClock;
   readonly rateLimits: RollingWindows;
   readonly faults = new FaultRegistry();
-  readonly journal = new Journal();
+  readonly journal: Journal;
   /** The delay before every API answer, or null; the control surface may change it. */
   latency: Latency | null;
   /** The latency it started with: a reset and `DELETE /__control/latency` go back to it. */
@@ -76,6 +76,7 @@ export class ReferenceState {
       onChange: (change) => this.#tokenChanged(change),
     });
     this.rateLimits = new RollingWindows(options.rateLimit, options.clock);
+    this.journal = new Journal({ tokenPrefix: options.tokenPrefix });
     this.latency = options.latency ?? null;
     this.startLatency = this.latency;
     this.manifest = manifestAt(options.fixtures, options.clock.now());

@@ -21,6 +21,10 @@ export interface ApiContext {
   json: JsonValue | undefined;
   /** The fault that took this request, for the journal. */
   fault: string | undefined;
+  /** The body's bytes as read, for the journal. */
+  requestBody: Buffer | undefined;
+  /** The answer's body as sent (or as far as it was sent), for the journal. */
+  responseBody: Uint8Array | undefined;
 }
 
 const contexts = new WeakMap<object, ApiContext>();
@@ -36,6 +40,8 @@ export const openContext =
       principal: undefined,
       json: undefined,
       fault: undefined,
+      requestBody: undefined,
+      responseBody: undefined,
     });
     next();
   };

@@ -44,15 +44,26 @@ export type ErrorCodeName =
   | "not_found"
   | "rate_limited"
   | "internal_error";
+/** What the spec does not list but a deployment can send (README, "Faults beyond the spec"). */
+export type BeyondSpecFailure =
+  | "bad_gateway"
+  | "service_unavailable"
+  | "gateway_timeout"
+  | "html_page"
+  | "truncated_body";
 export interface FaultRequest {
-  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" | "HEAD";
-  /** An API path, `/api/v1/…`, matched exactly. */
+  method?: "GET" | "POST";
+  /** One of §4's endpoint paths, exactly (no pattern); leave it out to match every request. */
   path?: string;
   /** A token's label. */
   token?: string;
   organization?: string;
-  /** How many matching requests it takes (1 by default). */
+  /** How many matching requests it takes (1 when neither duration nor untilCleared is given). */
   times?: number;
+  /** Or: every matching request for this long on the reference's clock, an ISO 8601 duration (`PT30S`). */
+  duration?: string;
+  /** Or: every matching request until the fault is cleared. */
+  untilCleared?: true;
   status?: ErrorStatus;
   code?: ErrorCodeName;
   message?: string;
@@ -60,6 +71,7 @@ export interface FaultRequest {
   retryAfter?: number;
   delayMs?: number;
   drop?: true;
+  beyondSpec?: BeyondSpecFailure;
 }
 export interface JournalRequest {
   path?: string;

@@ -11,7 +11,7 @@ import {
   type ControlOperation,
   type ControlOperationId,
 } from "./operations.js";
-import { ClockInput, FaultInput, JournalQuery, ResetInput } from "./schemas.js";
+import { ClockInput, FaultInput, IdParams, JournalQuery, JournalWaitQuery, ResetInput } from "./schemas.js";
 import type {
   ClearedView,
   ClockView,
@@ -39,8 +39,8 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
 
 export interface BoundOperation {
   readonly operation: ControlOperation;
-  /** Where its input comes from over HTTP; none: it reads nothing. */
-  readonly source: "body" | "query" | "none";
+  /** Where its input comes from over HTTP (`params`: the path's `:id`); none: it reads nothing. */
+  readonly source: "body" | "query" | "params" | "none";
   /** Validates `input` with the operation's schema and runs it on `state`. */
   run(state: ReferenceState, input: unknown): unknown;
 }
@@ -54,11 +54,12 @@ const plain = <R>(operation: ControlOperation, run: (state: ReferenceState) => R
 
 /** An operation whose input `schema` checks (a body, or for `journal` a query). */
 const reading =
-  <S extends z.ZodType>(source: "body" | "query", schema: S) =>
+  <S extends z.ZodType>(source: "body" | "query" | "params", schema: S) =>
   <R>(operation: ControlOperation, run: (state: ReferenceState, input: z.output<S>) => R) => ({
     operation,
     source,
-    run: (state: ReferenceState, input: unknown): R => run(state, validate(schema, input, source)),
+    run: (state: ReferenceState, input: unknown): R =>
+      run(state, validate(schema, input, source === "params" ? "path" : source)),
   });
 
 const ops = CONTROL_OPERATIONS;
@@ -75,7 +76,7 @@ export const OPERATIONS = {
       name: "accounting-api-reference control surface",
       api: "/api/v1",
       clock: clockView(state),
-      faults: state.faults.list().length,
+      faults: state.faults.list(state.clock.now()).length,
       journal: state.journal.size,
       latency: state.latency,
       operations: Object.values(CONTROL_OPERATIONS).map(({ method, path, summary }) => ({
@@ -115,16 +116,22 @@ export const OPERATIONS = {
     state.clock.restore();
     return clockView(state);
   }),
-  faults: plain(ops.faults, (state): FaultView[] => state.faults.list().map(faultView)),
+  faults: plain(ops.faults, (state): FaultView[] => state.faults.list(state.clock.now()).map(faultView)),
   addFault: reading("body", FaultInput)(ops.addFault, (state, f): FaultView => {
     const code = f.code ?? (f.status === undefined ? undefined : errorCodeOf(f.status));
+    const now = state.clock.now();
     const fault = state.faults.add(
       {
         method: f.method,
         path: f.path,
         token: f.token,
         organization: f.organization,
-        times: f.times,
+        hold:
+          f.untilCleared === true
+            ? { untilCleared: true }
+            : f.duration !== undefined
+              ? { until: new Date(now.getTime() + f.duration) }
+              : { times: f.times ?? 1 },
         error:
           code === undefined
             ? undefined
@@ -135,15 +142,49 @@ export const OPERATIONS = {
               },
         delayMs: f.delayMs,
         drop: f.drop,
+        beyondSpec: f.beyondSpec,
       },
-      state.clock.now(),
+      now,
     );
     return faultView(fault);
   }),
   clearFaults: plain(ops.clearFaults, (state): ClearedView => ({ cleared: state.faults.clear() })),
+  clearFault: reading("params", IdParams)(ops.clearFault, (state, { id }): ClearedView => {
+    if (!state.faults.remove(id)) {
+      throw new ApiError("not_found", `No armed fault ${id}: it was cleared, used up or ran out`);
+    }
+    return { cleared: 1 };
+  }),
   journal: reading("query", JournalQuery)(ops.journal, journalEntries),
+  waitForRequest: reading("query", JournalWaitQuery)(
+    ops.waitForRequest,
+    async (state, { timeoutMs, ...filter }): Promise<JournalEntryView> => {
+      const entry = await state.journal.waitFor(filter, timeoutMs);
+      if (entry !== undefined) return entryView(entry);
+      const wanted = [filter.method, filter.path, filter.status].filter((x) => x !== undefined).join(" ");
+      const seen = state.journal
+        .list({ limit: 5 })
+        .map((e) => `${e.method} ${e.path} ${e.status ?? "(no answer)"}`)
+        .join(", ");
+      throw new ApiError(
+        "not_found",
+        `No ${wanted === "" ? "" : `${wanted} `}request${filter.after === undefined ? "" : ` after seq ${filter.after}`} within ${timeoutMs} ms; the last ones: ${seen === "" ? "none" : seen}`,
+      );
+    },
+  ),
   clearJournal: plain(ops.clearJournal, (state): ClearedView => ({ cleared: state.journal.clear() })),
 } satisfies Record<ControlOperationId, BoundOperation>;
+
+/** What `waitForRequest` looks for, in process. */
+export interface WaitFilter {
+  method?: string | undefined;
+  path?: string | undefined;
+  status?: number | undefined;
+  /** A seq already seen: only later requests. */
+  after?: number | undefined;
+  /** Real time, 5 000 by default, at most 60 000. */
+  timeoutMs?: number | undefined;
+}
 
 /**
  * The control surface in process (`reference.control`): each operation of the table, typed for the
@@ -189,8 +230,25 @@ export class Control {
     return OPERATIONS.clearFaults.run(this.#state);
   }
 
+  /** Disarms one fault (one that holds until cleared, say); 404 when it is gone already. */
+  clearFault(id: string): ClearedView {
+    return OPERATIONS.clearFault.run(this.#state, { id });
+  }
+
   journal(filter: JournalFilter = {}): JournalEntryView[] {
     return journalEntries(this.#state, filter);
+  }
+
+  /**
+   * The oldest request of the journal matching `filter` (`after`: a seq already seen), at once or as
+   * soon as one is answered; refused (not_found) after `timeoutMs` (5 000 by default) without one.
+   */
+  waitForRequest(filter: WaitFilter = {}): Promise<JournalEntryView> {
+    // Read as the query string is: the same rules whichever way the filter came.
+    const query = Object.fromEntries(
+      Object.entries(filter).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])),
+    );
+    return OPERATIONS.waitForRequest.run(this.#state, query);
   }
 
   clearJournal(): ClearedView {
@@ -212,16 +270,22 @@ function faultView(f: Fault): FaultView {
     organization: f.organization ?? null,
     times: f.times,
     remaining: f.remaining,
+    until: f.until?.toISOString() ?? null,
+    untilCleared: f.untilCleared,
+    taken: f.taken,
     status: f.error === undefined ? null : ERROR_STATUS[f.error.code],
     code: f.error?.code ?? null,
     message: f.error?.message ?? null,
     retryAfter: f.error?.retryAfterSeconds ?? null,
     delayMs: f.delayMs ?? null,
     drop: f.drop === true,
+    beyondSpec: f.beyondSpec ?? null,
     createdAt: f.createdAt.toISOString(),
   };
 }
 
+const entryView = (e: JournalEntry): JournalEntryView => ({ ...e, time: e.time.toISOString() });
+
 function journalEntries(state: ReferenceState, filter: JournalFilter): JournalEntryView[] {
-  return state.journal.list(filter).map((e: JournalEntry) => ({ ...e, time: e.time.toISOString() }));
+  return state.journal.list(filter).map(entryView);
 }

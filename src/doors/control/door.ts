@@ -55,8 +55,15 @@ export function controlDoor(state: ReferenceState, options: ControlDoorOptions):
     door[VERB[operation.method]](operation.path, async (req, res) => {
       // An empty body is an empty object (express.json leaves `req.body` undefined without one).
       const body: unknown = req.body;
-      const input = source === "query" ? req.query : source === "body" ? (body ?? {}) : undefined;
-      const answer = run(state, input);
+      const input =
+        source === "query"
+          ? req.query
+          : source === "body"
+            ? (body ?? {})
+            : source === "params"
+              ? { ...req.params }
+              : undefined;
+      const answer: unknown = await run(state, input);
       if (operation.changes === true) await state.durable();
       res.status(operation.status ?? 200).json(answer);
     });

@@ -29,14 +29,22 @@ export const CONTROL_OPERATIONS = {
   addFault: {
     method: "POST",
     path: "/faults",
-    summary: "Arm a fault for the next N matching API requests",
+    summary: "Arm a fault: for the next N matching API requests, for a duration, or until cleared",
     status: 201,
   },
   clearFaults: { method: "DELETE", path: "/faults", summary: "Disarm every fault" },
+  clearFault: { method: "DELETE", path: "/faults/:id", summary: "Disarm one fault" },
   journal: {
     method: "GET",
     path: "/journal",
-    summary: "Last 1000 API requests, newest first (?path, ?status, ?limit)",
+    summary:
+      "Last 1000 API requests with their bodies, newest first (?method, ?path, ?status, ?after, ?limit)",
+  },
+  waitForRequest: {
+    method: "GET",
+    path: "/journal/wait",
+    summary:
+      "The oldest request matching ?method, ?path, ?status, ?after, at once or as soon as one is answered (?timeoutMs, 5000 by default); 404 if none came",
   },
   clearJournal: { method: "DELETE", path: "/journal", summary: "Empty the journal" },
 } as const satisfies Record<string, ControlOperation>;

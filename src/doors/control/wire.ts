@@ -24,14 +24,23 @@ export interface FaultView {
   path: string | null;
   token: string | null;
   organization: string | null;
-  times: number;
-  remaining: number;
+  /** How many requests it takes in all; null when it holds for a duration or until cleared. */
+  times: number | null;
+  /** How many it has still to take; null when it is not counted. */
+  remaining: number | null;
+  /** When a fault armed for a duration stops (the reference's clock); null otherwise. */
+  until: string | null;
+  untilCleared: boolean;
+  /** How many requests it has taken so far: a count that surprises shows here and in the journal. */
+  taken: number;
   status: number | null;
   code: string | null;
   message: string | null;
   retryAfter: number | null;
   delayMs: number | null;
   drop: boolean;
+  /** A failure the spec does not list (a gateway's 502, an HTML page, a cut body), or null. */
+  beyondSpec: string | null;
   createdAt: string;
 }
 

@@ -1,6 +1,6 @@
 import type { SteerableClock } from "./clock.js";
 import { FaultRegistry } from "./faults.js";
-import { manifestAt, type FixtureSet } from "./fixtures/load.js";
+import { manifestAt, type CheckedRecords, type FixtureSet } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { Journal } from "./journal.js";
 import type { Change, StateImage } from "./persistence/format.js";
@@ -95,6 +95,14 @@ export class ReferenceState {
   reset(organizationId?: string): void {
     this.#quietly(() => this.#reset(organizationId));
     this.#persistence?.snapshot(organizationId === undefined);
+  }
+
+  /**
+   * Adds records already checked by the fixtures' rules (`checkRecords`), all of them, each kept
+   * like a creation through the API.
+   */
+  addRecords(records: CheckedRecords): void {
+    for (const addition of additionsOf({ organizations: [], ...records })) this.store.add(addition);
   }
 
   /** From now on, every change goes to `persistence`. */

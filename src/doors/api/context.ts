@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import type { Presented, Principal } from "../../auth/authenticate.js";
 import type { ReferenceState } from "../../store/state.js";
 import type { JsonValue } from "../../validation/json.js";
@@ -29,12 +29,15 @@ export interface ApiContext {
 
 const contexts = new WeakMap<object, ApiContext>();
 
-/** The door's first step: a fresh context over `state`, before anything is known of the request. */
+/**
+ * The door's first step: a fresh context over the state that answers the request (`stateOf`: the
+ * default state, or the sandbox whose token it presents), before anything else is known of it.
+ */
 export const openContext =
-  (state: ReferenceState): RequestHandler =>
-  (_req, res, next) => {
+  (stateOf: (req: Request) => ReferenceState): RequestHandler =>
+  (req, res, next) => {
     contexts.set(res, {
-      state,
+      state: stateOf(req),
       presented: { ok: false, reason: "missing" },
       rateLimitKey: "",
       principal: undefined,

@@ -2,23 +2,49 @@ import { performance } from "node:perf_hooks";
 import type { z } from "zod";
 import { ApiError, ERROR_STATUS, errorCodeOf, type ErrorCode } from "../../model/errors.js";
 import type { Fault } from "../../store/faults.js";
+import {
+  checkRecords,
+  FixtureError,
+  knownOf,
+  type CheckedRecords,
+  type RecordSources,
+} from "../../store/fixtures/load.js";
+import { randomIds } from "../../store/ids.js";
 import type { JournalEntry, JournalFilter } from "../../store/journal.js";
+import { SandboxLimitError, type Sandbox, type Sandboxes } from "../../store/sandboxes.js";
 import type { ReferenceState } from "../../store/state.js";
 import { validate } from "../../validation/validate.js";
 import {
   CONTROL_BASE,
   CONTROL_OPERATIONS,
+  sandboxPath,
   type ControlOperation,
-  type ControlOperationId,
+  type SandboxOperationId,
+  type StateOperationId,
 } from "./operations.js";
-import { ClockInput, FaultInput, IdParams, JournalQuery, JournalWaitQuery, ResetInput } from "./schemas.js";
+import {
+  ClockInput,
+  FaultInput,
+  IdParams,
+  JournalQuery,
+  JournalWaitQuery,
+  LatencyInput,
+  RecordsInput,
+  ResetInput,
+  SandboxInput,
+} from "./schemas.js";
 import type {
   ClearedView,
   ClockView,
   ControlDescription,
   FaultView,
   JournalEntryView,
+  LatencyView,
+  RecordsView,
   ResetView,
+  SandboxCreatedView,
+  SandboxDeletedView,
+  SandboxView,
 } from "./wire.js";
 
 /**
@@ -79,10 +105,12 @@ export const OPERATIONS = {
       faults: state.faults.list(state.clock.now()).length,
       journal: state.journal.size,
       latency: state.latency,
-      operations: Object.values(CONTROL_OPERATIONS).map(({ method, path, summary }) => ({
-        method,
-        path: `${CONTROL_BASE}${path}`,
-        summary,
+      sandbox: null,
+      operations: Object.values(CONTROL_OPERATIONS).map((operation: ControlOperation) => ({
+        method: operation.method,
+        path: `${CONTROL_BASE}${operation.path}`,
+        sandboxPath: operation.on === "sandboxes" ? null : `${CONTROL_BASE}/sandboxes/{id}${operation.path}`,
+        summary: operation.summary,
       })),
     }),
   ),
@@ -172,8 +200,41 @@ export const OPERATIONS = {
       );
     },
   ),
+  addRecords: reading("body", RecordsInput)(ops.addRecords, (state, input): RecordsView => {
+    const checked = checkAdded(state, input);
+    state.addRecords(checked);
+    const ids = {
+      contacts: checked.contacts.map((r) => r.id),
+      products: checked.products.map((r) => r.id),
+      accounts: checked.accounts.map((r) => r.id),
+      invoices: checked.invoices.map((r) => r.id),
+      expenses: checked.expenses.map((r) => r.id),
+    };
+    return {
+      added: {
+        contacts: ids.contacts.length,
+        products: ids.products.length,
+        accounts: ids.accounts.length,
+        invoices: ids.invoices.length,
+        expenses: ids.expenses.length,
+      },
+      ids,
+    };
+  }),
+  latency: plain(ops.latency, (state): LatencyView => ({ latency: state.latency })),
+  setLatency: reading("body", LatencyInput)(
+    ops.setLatency,
+    (state, { minMs, maxMs = minMs }): LatencyView => {
+      state.latency = maxMs === 0 ? null : { minMs, maxMs };
+      return { latency: state.latency };
+    },
+  ),
+  restoreLatency: plain(ops.restoreLatency, (state): LatencyView => {
+    state.latency = state.startLatency;
+    return { latency: state.latency };
+  }),
   clearJournal: plain(ops.clearJournal, (state): ClearedView => ({ cleared: state.journal.clear() })),
-} satisfies Record<ControlOperationId, BoundOperation>;
+} satisfies Record<StateOperationId, BoundOperation>;
 
 /** What `waitForRequest` looks for, in process. */
 export interface WaitFilter {
@@ -191,10 +252,15 @@ export interface WaitFilter {
  * test that calls it, on the reference's state.
  */
 export class Control {
-  readonly #state: ReferenceState;
+  readonly #stateOf: () => ReferenceState;
 
-  constructor(state: ReferenceState) {
-    this.#state = state;
+  /** Over `state`, or over whatever state `state()` gives at each call (a sandbox, while it lives). */
+  constructor(state: ReferenceState | (() => ReferenceState)) {
+    this.#stateOf = typeof state === "function" ? state : () => state;
+  }
+
+  get #state(): ReferenceState {
+    return this.#stateOf();
   }
 
   describe(): ControlDescription {
@@ -255,6 +321,27 @@ export class Control {
     return OPERATIONS.clearJournal.run(this.#state);
   }
 
+  /**
+   * Adds records in the fixtures' format (ids, createdAt and updatedAt may be left out), checked by
+   * the fixtures' rules: all of them, or none and an `ApiError` naming the record and field.
+   */
+  addRecords(input: z.input<typeof RecordsInput>): RecordsView {
+    return OPERATIONS.addRecords.run(this.#state, input);
+  }
+
+  latency(): LatencyView {
+    return OPERATIONS.latency.run(this.#state);
+  }
+
+  /** The delay before every API answer of this state: `{ minMs, maxMs }`, `{ minMs: 0 }` for none. */
+  setLatency(input: z.input<typeof LatencyInput>): LatencyView {
+    return OPERATIONS.setLatency.run(this.#state, input);
+  }
+
+  restoreLatency(): LatencyView {
+    return OPERATIONS.restoreLatency.run(this.#state);
+  }
+
   /** Resolves once the changes made so far are kept (with `--data`; at once without). */
   durable(): Promise<void> {
     return this.#state.durable();
@@ -284,8 +371,177 @@ function faultView(f: Fault): FaultView {
   };
 }
 
+/** Where added records' failures say they come from: the body's lists, and the state. */
+const ADDED: RecordSources = {
+  contacts: "contacts",
+  products: "products",
+  accounts: "accounts",
+  invoices: "invoices",
+  expenses: "expenses",
+  known: "a record of the state",
+  organizationsFile: "the state's organizations",
+};
+
+/**
+ * Records of `POST /__control/records` with what they left out filled in, checked by the fixtures'
+ * rules against themselves and the state's records; a failure is a 400 naming the record's field.
+ */
+function checkAdded(state: ReferenceState, input: z.output<typeof RecordsInput>): CheckedRecords {
+  const now = state.clock.now().toISOString();
+  const id = (prefix: string, given: string | undefined) => given ?? randomIds(prefix);
+  const dated = <R extends { createdAt?: string | undefined }>(r: R) => ({
+    ...r,
+    createdAt: r.createdAt ?? now,
+  });
+  const records = {
+    contacts: (input.contacts ?? []).map((r) => {
+      const c = dated(r);
+      return { ...c, id: id("con", r.id), updatedAt: r.updatedAt ?? c.createdAt };
+    }),
+    products: (input.products ?? []).map((r) => {
+      const p = dated(r);
+      return { ...p, id: id("prd", r.id), updatedAt: r.updatedAt ?? p.createdAt };
+    }),
+    accounts: (input.accounts ?? []).map((r) => ({ ...r, id: id("acc", r.id) })),
+    invoices: (input.invoices ?? []).map((r) => ({ ...dated(r), id: id("inv", r.id) })),
+    expenses: (input.expenses ?? []).map((r) => ({ ...dated(r), id: id("exp", r.id) })),
+  };
+  const existing = state.store.records();
+  const known = knownOf({ ...existing, organizations: existing.organizations.map((o) => o.id) });
+  try {
+    return checkRecords(records, ADDED, known);
+  } catch (err) {
+    if (!(err instanceof FixtureError)) throw err;
+    const field = [err.file, err.record, err.field].filter((p) => p !== undefined).join(".");
+    throw new ApiError("invalid_request", err.message, { [field]: [err.detail ?? err.message] });
+  }
+}
+
 const entryView = (e: JournalEntry): JournalEntryView => ({ ...e, time: e.time.toISOString() });
 
 function journalEntries(state: ReferenceState, filter: JournalFilter): JournalEntryView[] {
   return state.journal.list(filter).map(entryView);
+}
+
+// --- sandboxes ---------------------------------------------------------------------------------------
+
+/** A sandbox as listed: never its tokens. */
+export function sandboxView(sandboxes: Sandboxes, sandbox: Sandbox): SandboxView {
+  return {
+    id: sandbox.id,
+    path: `${CONTROL_BASE}${sandboxPath(sandbox.id)}`,
+    organizations: { ...sandbox.organizations },
+    createdAt: sandbox.createdAt.toISOString(),
+    lastUsedAt: sandbox.lastUsedAt.toISOString(),
+    expiresAt: sandboxes.expiresAt(sandbox).toISOString(),
+    clock: clockView(sandbox.state),
+  };
+}
+
+/** Past the maximum: 429, saying why and what frees a place. */
+export function sandboxLimitError(err: SandboxLimitError, sandboxes: Sandboxes): ApiError {
+  const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+  return new ApiError(
+    "rate_limited",
+    `At most ${err.max} sandboxes at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
+      `(DELETE ${CONTROL_BASE}/sandboxes/{id}), or wait ${seconds} s until the least recently used one ` +
+      `ends (sandboxes end after ${Math.round(sandboxes.idleMs / 1000)} s without a request)`,
+  );
+}
+
+/** The sandbox `id`, marked as used, or 404: an id that never was, one deleted, one ended for being idle. */
+export function sandboxOf(sandboxes: Sandboxes, id: string): Sandbox {
+  const sandbox = sandboxes.use(id);
+  if (sandbox === undefined) throw noSandbox(sandboxes, id);
+  return sandbox;
+}
+
+const noSandbox = (sandboxes: Sandboxes, id: string): ApiError =>
+  new ApiError(
+    "not_found",
+    `No sandbox ${id}: it was never made, was deleted, or ended after ${Math.round(sandboxes.idleMs / 1000)} s without a request; POST ${CONTROL_BASE}/sandboxes makes one`,
+  );
+
+/** Creates a sandbox, or throws the 429 of the limit. */
+function create(sandboxes: Sandboxes, now: Date | undefined): Sandbox {
+  try {
+    return sandboxes.create({ now });
+  } catch (err) {
+    if (err instanceof SandboxLimitError) throw sandboxLimitError(err, sandboxes);
+    throw err;
+  }
+}
+
+export interface BoundSandboxOperation {
+  readonly operation: ControlOperation;
+  readonly source: "body" | "params" | "none";
+  run(sandboxes: Sandboxes, input: unknown): unknown;
+}
+
+/** The operations that manage sandboxes, over the registry. */
+export const SANDBOX_OPERATIONS = {
+  sandboxes: {
+    operation: ops.sandboxes,
+    source: "none",
+    run: (sandboxes: Sandboxes): SandboxView[] => sandboxes.list().map((s) => sandboxView(sandboxes, s)),
+  },
+  createSandbox: {
+    operation: ops.createSandbox,
+    source: "body",
+    run: (sandboxes: Sandboxes, input: unknown): SandboxCreatedView => {
+      const { now } = validate(SandboxInput, input, "body");
+      const sandbox = create(sandboxes, now);
+      return { ...sandboxView(sandboxes, sandbox), manifest: sandbox.state.manifest };
+    },
+  },
+  deleteSandbox: {
+    operation: ops.deleteSandbox,
+    source: "params",
+    run: (sandboxes: Sandboxes, input: unknown): SandboxDeletedView => {
+      const { id } = validate(IdParams, input, "path");
+      if (!sandboxes.delete(id)) throw noSandbox(sandboxes, id);
+      return { deleted: id };
+    },
+  },
+} as const satisfies Record<SandboxOperationId, BoundSandboxOperation>;
+
+/**
+ * A sandbox in process (`reference.sandbox()`): the control surface's operations on its state alone,
+ * its id, its tokens by label and its manifest. After `delete()`, every operation is refused as the
+ * HTTP surface refuses it (not_found).
+ */
+export class SandboxControl extends Control {
+  readonly id: string;
+  /** The fixture tokens of this sandbox, in the format of fixtures/tokens.json. */
+  readonly manifest: SandboxCreatedView["manifest"];
+  /** Each fixture token's clear value, by label (`tokens["lumiere-full"]`). */
+  readonly tokens: Readonly<Record<string, string>>;
+  /** Fixture organization id → this sandbox's id for it. */
+  readonly organizations: Readonly<Record<string, string>>;
+  readonly #sandboxes: Sandboxes;
+
+  constructor(sandboxes: Sandboxes, options: { now?: Date | undefined } = {}) {
+    const sandbox = create(sandboxes, options.now);
+    super(() => sandboxOf(sandboxes, sandbox.id).state);
+    this.#sandboxes = sandboxes;
+    this.id = sandbox.id;
+    this.manifest = sandbox.state.manifest;
+    this.tokens = Object.fromEntries(sandbox.state.manifest.tokens.map((t) => [t.label, t.token]));
+    this.organizations = sandbox.organizations;
+  }
+
+  /** The sandbox's state itself (its store, tokens, clock), for a test that reads it directly. */
+  get state(): ReferenceState {
+    return sandboxOf(this.#sandboxes, this.id).state;
+  }
+
+  override describe(): ControlDescription {
+    const sandbox = sandboxOf(this.#sandboxes, this.id);
+    return { ...super.describe(), sandbox: sandboxView(this.#sandboxes, sandbox) };
+  }
+
+  /** Ends the sandbox: its tokens are refused at once. False when it had ended already. */
+  delete(): boolean {
+    return this.#sandboxes.delete(this.id);
+  }
 }

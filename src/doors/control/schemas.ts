@@ -3,6 +3,13 @@ import { parseDuration } from "../../model/duration.js";
 import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
 import { TABLE_ROWS } from "../../routes/table.js";
 import { BEYOND_SPEC } from "../../store/faults.js";
+import {
+  AccountRecordSchema,
+  ContactRecordSchema,
+  ExpenseRecordSchema,
+  InvoiceRecordSchema,
+  ProductRecordSchema,
+} from "../../store/fixtures/schemas.js";
 
 /**
  * What the control surface accepts, in process and over HTTP alike: strict objects, so that a typo
@@ -109,6 +116,46 @@ export const FaultInput = z
     if (f.message !== undefined && !errs) fail("message", "goes with an error fault (status or code) only");
   });
 
+/** `--latency`'s range, set by the control surface: `{ minMs, maxMs }`, or `{ minMs }` for a fixed delay. */
+export const LatencyInput = z
+  .strictObject({
+    minMs: z.int().min(0).max(60_000),
+    maxMs: z.int().min(0).max(60_000).optional(),
+  })
+  .refine((l) => l.maxMs === undefined || l.maxMs >= l.minMs, {
+    message: "must be at least minMs",
+    path: ["maxMs"],
+  });
+
+/** The most records one `POST /__control/records` adds. */
+export const MAX_RECORDS = 10_000;
+
+/**
+ * `POST /__control/records`: records in the fixtures' format (README "Fixtures"), checked by the same
+ * schemas and rules. Only `id` (drawn at random), `createdAt` (the reference's clock) and `updatedAt`
+ * (its createdAt) may be left out.
+ */
+export const RecordsInput = z
+  .strictObject({
+    contacts: z.array(ContactRecordSchema.partial({ id: true, createdAt: true, updatedAt: true })).optional(),
+    products: z.array(ProductRecordSchema.partial({ id: true, createdAt: true, updatedAt: true })).optional(),
+    accounts: z.array(AccountRecordSchema.partial({ id: true })).optional(),
+    invoices: z.array(InvoiceRecordSchema.partial({ id: true, createdAt: true })).optional(),
+    expenses: z.array(ExpenseRecordSchema.partial({ id: true, createdAt: true })).optional(),
+  })
+  .superRefine((r, ctx) => {
+    const counts = [r.contacts, r.products, r.accounts, r.invoices, r.expenses].map((l) => l?.length ?? 0);
+    const total = counts.reduce((a, b) => a + b, 0);
+    if (total === 0) {
+      ctx.addIssue({ code: "custom", path: ["contacts"], message: "give at least one record" });
+    } else if (total > MAX_RECORDS) {
+      ctx.addIssue({ code: "custom", path: ["contacts"], message: `at most ${MAX_RECORDS} records a call` });
+    }
+  });
+
+/** `POST /__control/sandboxes`: where the sandbox's clock starts (the server's start instant by default). */
+export const SandboxInput = z.strictObject({ now: instant.optional() });
+
 /** The `:id` of a path (`DELETE /__control/faults/:id`). */
 export const IdParams = z.strictObject({ id: z.string().min(1).max(100) });
 
@@ -157,5 +204,7 @@ export const JournalWaitQuery = z.strictObject({
 export type ResetInput = z.input<typeof ResetInput>;
 export type ClockInput = z.input<typeof ClockInput>;
 export type FaultInput = z.input<typeof FaultInput>;
+export type LatencyInput = z.input<typeof LatencyInput>;
+export type RecordsInput = z.input<typeof RecordsInput>;
 export type JournalQuery = z.input<typeof JournalQuery>;
 export type JournalWaitQuery = z.input<typeof JournalWaitQuery>;

@@ -378,7 +378,7 @@ const ADDED: RecordSources = {
   accounts: "accounts",
   invoices: "invoices",
   expenses: "expenses",
-  known: "a record of the state",
+  known: "one of the state's records",
   organizationsFile: "the state's organizations",
 };
 
@@ -438,15 +438,20 @@ export function sandboxView(sandboxes: Sandboxes, sandbox: Sandbox): SandboxView
   };
 }
 
-/** Past the maximum: 429, saying why and what frees a place. */
-export function sandboxLimitError(err: SandboxLimitError, sandboxes: Sandboxes): ApiError {
-  const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-  return new ApiError(
-    "rate_limited",
-    `At most ${err.max} sandboxes at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
-      `(DELETE ${CONTROL_BASE}/sandboxes/{id}), or wait ${seconds} s until the least recently used one ` +
-      `ends (sandboxes end after ${Math.round(sandboxes.idleMs / 1000)} s without a request)`,
-  );
+/** Past the maximum: 429, saying why and what frees a place; the door sends `Retry-After`. */
+export class SandboxesFull extends ApiError {
+  readonly retryAfterSeconds: number;
+
+  constructor(err: SandboxLimitError, sandboxes: Sandboxes) {
+    const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+    super(
+      "rate_limited",
+      `At most ${err.max} sandboxes at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
+        `(DELETE ${CONTROL_BASE}/sandboxes/{id}), or wait ${seconds} s until the least recently used one ` +
+        `ends (sandboxes end after ${Math.round(sandboxes.idleMs / 1000)} s without a request)`,
+    );
+    this.retryAfterSeconds = seconds;
+  }
 }
 
 /** The sandbox `id`, marked as used, or 404: an id that never was, one deleted, one ended for being idle. */
@@ -467,7 +472,7 @@ function create(sandboxes: Sandboxes, now: Date | undefined): Sandbox {
   try {
     return sandboxes.create({ now });
   } catch (err) {
-    if (err instanceof SandboxLimitError) throw sandboxLimitError(err, sandboxes);
+    if (err instanceof SandboxLimitError) throw new SandboxesFull(err, sandboxes);
     throw err;
   }
 }

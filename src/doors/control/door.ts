@@ -5,7 +5,7 @@ import { localOnly, type LocalOnlyOptions } from "../../http/local-only.js";
 import { ApiError } from "../../model/errors.js";
 import type { Sandboxes } from "../../store/sandboxes.js";
 import type { ReferenceState } from "../../store/state.js";
-import { OPERATIONS, SANDBOX_OPERATIONS, sandboxOf, sandboxView } from "./control.js";
+import { OPERATIONS, SANDBOX_OPERATIONS, SandboxesFull, sandboxOf, sandboxView } from "./control.js";
 import type { ControlOperation } from "./operations.js";
 import type { ControlDescription } from "./wire.js";
 
@@ -98,7 +98,12 @@ export function controlDoor(
   for (const bound of Object.values(SANDBOX_OPERATIONS)) {
     const operation: ControlOperation = bound.operation;
     door[VERB[operation.method]](operation.path, bodyOf(operation), (req, res) => {
-      res.status(operation.status ?? 200).json(bound.run(sandboxes, inputOf(req, bound.source)));
+      try {
+        res.status(operation.status ?? 200).json(bound.run(sandboxes, inputOf(req, bound.source)));
+      } catch (err) {
+        if (err instanceof SandboxesFull) res.setHeader("Retry-After", String(err.retryAfterSeconds));
+        throw err;
+      }
     });
   }
   const sandbox = express.Router({ strict: true, caseSensitive: true, mergeParams: true });

@@ -527,7 +527,9 @@ export class SandboxControl extends Control {
 
   constructor(sandboxes: Sandboxes, options: { now?: Date | undefined } = {}) {
     const sandbox = create(sandboxes, options.now);
-    super(() => sandboxOf(sandboxes, sandbox.id).state);
+    const id = sandbox.id;
+    // The state is found by id at each call, never held: a deleted sandbox is freed.
+    super(() => sandboxOf(sandboxes, id).state);
     this.#sandboxes = sandboxes;
     this.id = sandbox.id;
     this.manifest = sandbox.state.manifest;

@@ -1,4 +1,6 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
@@ -480,6 +482,32 @@ describe("POST, GET and DELETE /__control/sandboxes", () => {
       401,
       "unauthorized",
     );
+  });
+});
+
+describe("memory", () => {
+  it("frees a deleted sandbox's state, once the API and the control surface have used it", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const ref = await referenceWithSandboxes({ rateLimit: { limit: 10, windowMs: 60_000 } });
+    const a = await createSandbox(ref);
+    // Everything that keeps something per state: a limiter, the domain, a journal pattern, a fault.
+    expectData(await request(ref.app).get("/api/v1/contacts").set(a.auth("lumiere-full")), 200);
+    expectData(
+      await request(ref.app)
+        .post("/api/v1/contacts")
+        .set(a.auth("lumiere-full"))
+        .send({ type: "CLIENT", name: "x" }),
+      201,
+    );
+    await ctl(ref).post(`/sandboxes/${a.id}/faults`, { status: 500, untilCleared: true });
+    const inProcess = ref.sandbox();
+    const weak = [new WeakRef(a.state()), new WeakRef(inProcess.state)];
+    await ctl(ref).delete(`/sandboxes/${a.id}`);
+    inProcess.delete();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(weak.map((w) => w.deref())).toEqual([undefined, undefined]);
   });
 });
 

@@ -76,24 +76,30 @@ interface Kept {
   organization: string | null;
   durationMs: number;
   fault: string | null;
-  requestBody: Buffer | null;
+  /**
+   * The bodies as they came and went, not copied (a copy cost every request more than the rest of the
+   * journal); the budget counts them whole, and an entry past it drops them.
+   */
+  requestBody: Uint8Array | null;
   requestBytes: number;
-  responseBody: Buffer | null;
+  responseBody: Uint8Array | null;
   responseBytes: number;
 }
 
-/** The first `JOURNAL_BODY_CAP` bytes, cut at a character's end, copied out of the buffer they came in. */
-function capped(bytes: Uint8Array | null): Buffer | null {
-  if (bytes === null) return null;
+/** The first `JOURNAL_BODY_CAP` bytes of a body, cut at a character's end. */
+function capped(bytes: Uint8Array): Uint8Array {
   let end = Math.min(bytes.length, JOURNAL_BODY_CAP);
   // Back off continuation bytes (10xxxxxx) and the lead byte they follow, so no character is cut.
   if (end < bytes.length) {
     while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
   }
-  return Buffer.from(bytes.subarray(0, end));
+  return bytes.subarray(0, end);
 }
 
+/** What an entry's bodies hold in memory: the bodies as they were sent, whole. */
 const keptBytes = (k: Kept): number => (k.requestBody?.length ?? 0) + (k.responseBody?.length ?? 0);
+
+const EMPTY = new Uint8Array(0);
 
 interface Waiter {
   filter: JournalFilter;
@@ -124,8 +130,7 @@ export class Journal {
   }
 
   record(entry: JournalRecord): void {
-    const requestBody = capped(entry.requestBody);
-    const responseBody = capped(entry.responseBody);
+    const { requestBody, responseBody } = entry;
     const kept: Kept = {
       seq: ++this.#seq,
       at: entry.time.getTime(),
@@ -214,12 +219,15 @@ export class Journal {
   }
 
   #keepBudget(): void {
-    for (let i = 0; i < this.#entries.length && this.#bodyBytes > JOURNAL_BODY_BUDGET; i++) {
+    // Entries are in seq order, oldest first: start at the oldest that still holds its bodies.
+    const oldest = this.#at(0)?.seq ?? this.#bodiesFrom;
+    const from = Math.max(0, this.#bodiesFrom - oldest);
+    for (let i = from; i < this.#entries.length && this.#bodyBytes > JOURNAL_BODY_BUDGET; i++) {
       const entry = this.#at(i);
-      if (entry === undefined || entry.seq < this.#bodiesFrom) continue;
+      if (entry === undefined) continue;
       this.#bodyBytes -= keptBytes(entry);
-      entry.requestBody = entry.requestBody === null ? null : Buffer.alloc(0);
-      entry.responseBody = entry.responseBody === null ? null : Buffer.alloc(0);
+      entry.requestBody = entry.requestBody === null ? null : EMPTY;
+      entry.responseBody = entry.responseBody === null ? null : EMPTY;
       this.#bodiesFrom = entry.seq + 1;
     }
   }
@@ -233,9 +241,11 @@ export class Journal {
     }
   }
 
-  #bodyOf(bytes: Buffer | null, size: number): JournalBody | null {
+  #bodyOf(bytes: Uint8Array | null, size: number): JournalBody | null {
     if (bytes === null) return null;
-    return { text: this.#redact(bytes.toString("utf8")), bytes: size, truncated: bytes.length < size };
+    const shown = capped(bytes);
+    const text = this.#redact(Buffer.from(shown.buffer, shown.byteOffset, shown.length).toString("utf8"));
+    return { text, bytes: size, truncated: shown.length < size };
   }
 
   /** Back to the entry as it was recorded, its fields in the order they were given. */

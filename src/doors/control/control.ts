@@ -446,7 +446,7 @@ export class SandboxesFull extends ApiError {
     const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
     super(
       "rate_limited",
-      `At most ${err.max} sandboxes at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
+      `At most ${err.max} sandbox${err.max === 1 ? "" : "es"} at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
         `(DELETE ${CONTROL_BASE}/sandboxes/{id}), or wait ${seconds} s until the least recently used one ` +
         `ends (sandboxes end after ${Math.round(sandboxes.idleMs / 1000)} s without a request)`,
     );

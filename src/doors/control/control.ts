@@ -106,12 +106,16 @@ export const OPERATIONS = {
       journal: state.journal.size,
       latency: state.latency,
       sandbox: null,
-      operations: Object.values(CONTROL_OPERATIONS).map((operation: ControlOperation) => ({
-        method: operation.method,
-        path: `${CONTROL_BASE}${operation.path}`,
-        sandboxPath: operation.on === "sandboxes" ? null : `${CONTROL_BASE}/sandboxes/{id}${operation.path}`,
-        summary: operation.summary,
-      })),
+      operations: Object.values(CONTROL_OPERATIONS).map((operation: ControlOperation) => {
+        // Written as the README writes them: `{id}`, not the router's `:id`.
+        const path = operation.path.replace(":id", "{id}");
+        return {
+          method: operation.method,
+          path: `${CONTROL_BASE}${path}`,
+          sandboxPath: operation.on === "sandboxes" ? null : `${CONTROL_BASE}/sandboxes/{id}${path}`,
+          summary: operation.summary,
+        };
+      }),
     }),
   ),
   reset: reading("body", ResetInput)(ops.reset, (state, { organization }): ResetView => {

@@ -149,7 +149,7 @@ describe("accounting-reference (bin)", () => {
     const refused = await make();
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
-      "At most 1 sandboxes",
+      "At most 1 sandbox at once",
     );
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);

@@ -62,6 +62,14 @@ const forbidden = [
     to: { path: "^src/", pathNot: "^src/doors/control/(wire|operations)\\.ts$" },
   },
   {
+    name: "playwright-fixture-imports-only-the-client",
+    comment:
+      "The Playwright fixture runs in the test runner: the typed client and Playwright, nothing of the server",
+    severity: "error",
+    from: { path: "^src/doors/control/playwright\\.ts$" },
+    to: { path: "^src/", pathNot: "^src/doors/control/(client|wire|operations)\\.ts$" },
+  },
+  {
     name: "production-code-imports-no-tests",
     severity: "error",
     from: { path: "^src/", pathNot: "(\\.test\\.tsx?$|^src/test-support/)" },

@@ -10,7 +10,7 @@ export {
 } from "./entry/reference.js";
 export { createServer, SERVER_DEFAULTS, type ServerOptions } from "./edge/server.js";
 export type { Fetch } from "./edge/fetch.js";
-export { Control } from "./doors/control/control.js";
+export { Control, SandboxControl } from "./doors/control/control.js";
 export { docsRouter, type DocsOptions } from "./doors/pages/docs.js";
 export {
   buildOpenApiDocument,
@@ -33,6 +33,12 @@ export { loadFixtures, FixtureError, type FixtureSet } from "./store/fixtures/lo
 export { defaultFixturesDir } from "./store/fixtures/paths.js";
 export { TokenManifestSchema, type TokenManifest, type ManifestToken } from "./store/fixtures/manifest.js";
 export type { Latency, ReferenceState } from "./store/state.js";
+export {
+  DEFAULT_MAX_SANDBOXES,
+  DEFAULT_SANDBOX_IDLE_MS,
+  type Sandbox,
+  type Sandboxes,
+} from "./store/sandboxes.js";
 export { Store, type PageQuery } from "./store/store.js";
 export { TokenRegistry, type TokenStatus, type TokenView } from "./store/tokens.js";
 export type { RateLimitOptions } from "./store/windows.js";

@@ -32,11 +32,18 @@ export function present(tokens: TokenRegistry, authorization: readonly string[])
   if (authorization.length > 1) return { ok: false, reason: "repeated" };
   const value = authorization[0];
   if (value === undefined || value === "") return { ok: false, reason: "missing" };
-  const parts = value.split(" ");
-  if (parts.length !== 2) return { ok: false, reason: "malformed" };
-  const [scheme, token] = parts as [string, string];
-  if (scheme.toLowerCase() !== "bearer") return { ok: false, reason: "malformed" };
+  const token = bearerToken(value);
+  if (token === undefined) return { ok: false, reason: "malformed" };
   return tokens.lookup(token);
+}
+
+/** The token of `Bearer <token>` (the scheme in any case, one space), or undefined for anything else. */
+export function bearerToken(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const parts = value.split(" ");
+  if (parts.length !== 2) return undefined;
+  const [scheme, token] = parts as [string, string];
+  return scheme.toLowerCase() === "bearer" ? token : undefined;
 }
 
 /** The id of the token a request presented, usable or not: what its use is counted against. */

@@ -335,6 +335,7 @@ describe("internal errors", () => {
       allowedHosts: [],
       tryItToken: undefined,
       ids: undefined,
+      sandboxes: ref.sandboxes,
     });
     const res = await request(app).get("/api/v1/contacts").set(ref.auth("lumiere-full"));
     return { res, lines };

@@ -8,6 +8,7 @@ import { pagesDoorOnFirstVisit } from "../doors/pages/on-first-visit.js";
 import { errorHandler } from "../http/errors.js";
 import { parseQuery } from "../http/query.js";
 import type { IdGenerator } from "../store/ids.js";
+import type { Sandboxes } from "../store/sandboxes.js";
 import type { ReferenceState } from "../store/state.js";
 
 /** What the app is built with, every choice already made (createReference makes them). */
@@ -24,6 +25,8 @@ export interface AppSettings {
   tryItToken: string | undefined;
   /** Ids of created records (tests fix them); random by default. */
   ids: IdGenerator | undefined;
+  /** The sandboxes: the API answers their tokens from their states, the control surface manages them. */
+  sandboxes: Sandboxes;
 }
 
 /**
@@ -43,7 +46,9 @@ export function buildApp(state: ReferenceState, settings: AppSettings): Express 
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
 
-  if (controlKey !== null) app.use(CONTROL_BASE, controlDoor(state, { key: controlKey, allowedHosts, log }));
+  if (controlKey !== null) {
+    app.use(CONTROL_BASE, controlDoor(state, settings.sandboxes, { key: controlKey, allowedHosts, log }));
+  }
   // The docs are a page of this server like the others: the pages' guard, no CORS.
   app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts }));
   app.use(docsRouter({ tryItToken: settings.tryItToken }));
@@ -51,7 +56,14 @@ export function buildApp(state: ReferenceState, settings: AppSettings): Express 
   app.use(pagesDoorOnFirstVisit(state, { allowedHosts, log, control: controlKey !== null }));
   // Every other path is the API's, the door a client of the API meets whatever it mistypes: CORS,
   // then the token before the path (spec-gaps #26), then 404 in §7's envelope.
-  app.use(apiDoor(state, { bodyLimitBytes: settings.bodyLimitBytes, log, ids: settings.ids }));
+  app.use(
+    apiDoor(state, {
+      bodyLimitBytes: settings.bodyLimitBytes,
+      log,
+      ids: settings.ids,
+      sandboxes: settings.sandboxes,
+    }),
+  );
   // Only reached by an error no door handled itself.
   app.use(errorHandler(log));
   return app;

@@ -111,6 +111,8 @@ describe("accounting-reference (bin)", () => {
       "REFERENCE_NOW",
       "REFERENCE_CONTROL_KEY",
       "REFERENCE_LATENCY",
+      "REFERENCE_MAX_SANDBOXES",
+      "REFERENCE_SANDBOX_IDLE",
     ]) {
       expect(help.output().stdout).toContain(env);
     }
@@ -126,6 +128,31 @@ describe("accounting-reference (bin)", () => {
     const clock = await fetch(`${baseUrl}/__control/clock`, { headers: { Authorization: `Bearer ${key}` } });
     const now = ((await clock.json()) as { now: string }).now;
     expect(now.startsWith("2027-03-01T09:0")).toBe(true);
+    run.child.kill("SIGTERM");
+    expect(await run.exited).toBe(0);
+  });
+
+  it("bounds the sandboxes by REFERENCE_MAX_SANDBOXES, and says so in the banner", async () => {
+    const run = start(["--port", "0"], {
+      REFERENCE_CONTROL_KEY: "my-own-control-key-123",
+      REFERENCE_MAX_SANDBOXES: "1",
+      REFERENCE_SANDBOX_IDLE: "PT5M",
+    });
+    const [, baseUrl = ""] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    await run.waitFor(
+      /sandboxes: POST .*\/__control\/sandboxes \(at most 1, ended after 5 min idle; never kept by --data\)/,
+    );
+    const make = () =>
+      fetch(`${baseUrl}/__control/sandboxes`, {
+        method: "POST",
+        headers: { Authorization: "Bearer my-own-control-key-123" },
+      });
+    expect((await make()).status).toBe(201);
+    const refused = await make();
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      "At most 1 sandbox at once",
+    );
     run.child.kill("SIGTERM");
     expect(await run.exited).toBe(0);
   });
@@ -146,6 +173,8 @@ describe("accounting-reference (bin)", () => {
     ["--now", "tomorrow", "ISO 8601"],
     ["--control-key", "short", "at least 16"],
     ["--latency", "800-200", "milliseconds"],
+    ["--max-sandboxes", "0", "positive integer"],
+    ["--sandbox-idle", "30", "ISO 8601 duration"],
   ])("refuses %s %s with a message", async (flag, value, message) => {
     const bad = start([flag, value]);
     expect(await bad.exited).not.toBe(0);

@@ -2,7 +2,9 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { isIP, type AddressInfo } from "node:net";
 import type { Latency } from "../store/state.js";
+import { parseDuration } from "../model/duration.js";
 import { SCOPES } from "../model/records.js";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_SANDBOX_IDLE_MS } from "../store/sandboxes.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { createReference, DEFAULT_TOKEN_PREFIX, type Reference } from "./reference.js";
@@ -43,6 +45,14 @@ const latency = (value: string): Latency => {
     throw new InvalidArgumentError("must be milliseconds, 300 or 200-800, at most 60000");
   }
   return { minMs, maxMs };
+};
+
+const idle = (value: string): number => {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0) {
+    throw new InvalidArgumentError("must be a positive ISO 8601 duration in days to seconds, e.g. PT30M");
+  }
+  return ms;
 };
 
 const program = new Command("accounting-reference")
@@ -106,6 +116,18 @@ const program = new Command("accounting-reference")
       .argParser(positiveInt("--compact-after"))
       .hideHelp(),
   )
+  .addOption(
+    new Option("--max-sandboxes <n>", "the most sandboxes at once (POST /__control/sandboxes)")
+      .env("REFERENCE_MAX_SANDBOXES")
+      .default(DEFAULT_MAX_SANDBOXES)
+      .argParser(positiveInt("--max-sandboxes")),
+  )
+  .addOption(
+    new Option("--sandbox-idle <duration>", "a sandbox ends after this long without a request (ISO 8601)")
+      .env("REFERENCE_SANDBOX_IDLE")
+      .default(DEFAULT_SANDBOX_IDLE_MS, "PT30M")
+      .argParser(idle),
+  )
   .addOption(new Option("-q, --quiet", "print only the base URL"))
   .showHelpAfterError();
 
@@ -122,6 +144,8 @@ const opts = program.opts<{
   latency?: Latency;
   data?: string;
   compactAfter?: number;
+  maxSandboxes: number;
+  sandboxIdle: number;
   quiet?: boolean;
 }>();
 
@@ -136,6 +160,8 @@ try {
     // A host name given to listen on names this server too (IP literals and localhost always do).
     allowedHosts: isIP(opts.host) === 0 ? [opts.host] : [],
     dataDir: opts.data,
+    maxSandboxes: opts.maxSandboxes,
+    sandboxIdleMs: opts.sandboxIdle,
     persistence: { compactAfterBytes: opts.compactAfter },
     // Fail-stop: once a write to --data fails, a 201 could no longer be honest.
     onPersistenceFailure: (err) => {
@@ -264,6 +290,11 @@ function banner(
     reference.controlKey === null
       ? "  control surface: off"
       : `  control surface: ${baseUrl}/__control/  key: ${reference.controlKey}`,
+    ...(reference.controlKey === null
+      ? []
+      : [
+          `  sandboxes: POST ${baseUrl}/__control/sandboxes (at most ${reference.sandboxes.max}, ended after ${Math.round(reference.sandboxes.idleMs / 60_000)} min idle; never kept by --data)`,
+        ]),
     "",
     `Fixture tokens (test tokens, from the fixtures' tokens.json):`,
     line(header),

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Express } from "express";
-import { Control } from "../doors/control/control.js";
+import { Control, SandboxControl } from "../doors/control/control.js";
 import { buildApp } from "../edge/app.js";
 import { fetchEdge, type Fetch } from "../edge/fetch.js";
 import { systemClock, type Clock } from "../model/clock.js";
@@ -10,6 +10,7 @@ import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { drawBase62, type IdGenerator } from "../store/ids.js";
 import type { DataDir, DataReport } from "../store/persistence/data-dir.js";
+import { Sandboxes } from "../store/sandboxes.js";
 import { ReferenceState, type Latency } from "../store/state.js";
 import type { Store } from "../store/store.js";
 import type { TokenRegistry } from "../store/tokens.js";
@@ -55,6 +56,10 @@ export interface ReferenceOptions {
    * it is empty or missing). Without it, the state lives in memory only.
    */
   dataDir?: string | undefined;
+  /** The most sandboxes at once (`--max-sandboxes`); 200 by default. */
+  maxSandboxes?: number | undefined;
+  /** How long a sandbox lives without a request or a control call, in ms (`--sandbox-idle`); 30 minutes by default. */
+  sandboxIdleMs?: number | undefined;
   /** Tuning of the data directory (the benchmark turns compaction off). */
   persistence?: { compactAfterBytes?: number | undefined } | undefined;
   /**
@@ -89,6 +94,14 @@ export interface Reference {
   dataStats(): DataDir["stats"] | null;
   /** Writes what is pending (token usage included) and releases the data directory; a no-op without one. */
   close(): Promise<void>;
+  /**
+   * A new sandbox, in process: a world of its own (renamed fixtures, new tokens, its own clock,
+   * faults, journal, rate-limit counters) that the API reaches through its tokens only, with the
+   * control surface's operations on it. Throws the 429 `ApiError` past `maxSandboxes`.
+   */
+  sandbox(options?: { now?: Date | undefined }): SandboxControl;
+  /** Every sandbox of this reference (list, delete), in memory only: `--data` keeps none. */
+  sandboxes: Sandboxes;
 }
 
 /** A key of 32 base62 characters (≈ 190 bits), as fresh as the server. */
@@ -101,7 +114,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
   const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
   const fixtures = options.fixtures ?? (await loadFixtures(fixturesDir, { now: clock.now() }));
   const state = new ReferenceState({
-    fixtures: { ...fixtures, manifest: withPrefix(fixtures.manifest, prefix) },
+    fixtures: withPrefix(fixtures, prefix),
     tokenPrefix: prefix,
     clock,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
@@ -123,6 +136,16 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
       keepClock: options.now === undefined,
     });
   }
+  const sandboxes = new Sandboxes({
+    fixtures: state.fixtures,
+    tokenPrefix: prefix,
+    baseClock: options.clock ?? systemClock,
+    defaultStart: () => clock.started(),
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    latency: options.latency ?? null,
+    max: options.maxSandboxes,
+    idleMs: options.sandboxIdleMs,
+  });
   const controlKey = options.controlKey === null ? null : (options.controlKey ?? newControlKey());
   const app = buildApp(state, {
     bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
@@ -131,6 +154,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     allowedHosts: options.allowedHosts ?? [],
     tryItToken: tryItToken(state.manifest),
     ids: options.ids,
+    sandboxes,
   });
   return {
     app,
@@ -147,6 +171,8 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     close: async () => {
       await dataDir?.close();
     },
+    sandbox: (sandboxOptions) => new SandboxControl(sandboxes, sandboxOptions),
+    sandboxes,
   };
 }
 
@@ -164,12 +190,17 @@ function tryItToken(manifest: TokenManifest): string | undefined {
 }
 
 /** The fixture tokens keep their random part under another prefix, so `--token-prefix` needs no new fixtures. */
-function withPrefix(manifest: TokenManifest, prefix: string): TokenManifest {
-  if (prefix === manifest.tokenPrefix) return manifest;
+function withPrefix(fixtures: FixtureSet, prefix: string): FixtureSet {
+  const { manifest } = fixtures;
+  if (prefix === manifest.tokenPrefix) return fixtures;
   const from = `${manifest.tokenPrefix}_`;
+  const swap = <T extends { token: string }>(t: T): T => ({
+    ...t,
+    token: `${prefix}_${t.token.slice(from.length)}`,
+  });
   return {
-    ...manifest,
-    tokenPrefix: prefix,
-    tokens: manifest.tokens.map((t) => ({ ...t, token: `${prefix}_${t.token.slice(from.length)}` })),
+    ...fixtures,
+    manifest: { ...manifest, tokenPrefix: prefix, tokens: manifest.tokens.map(swap) },
+    expiringTokens: fixtures.expiringTokens.map(swap),
   };
 }

@@ -39,6 +39,11 @@ export class SteerableClock implements Clock {
     return new Date(this.#frozenAt ?? this.#base.now().getTime() + this.#offsetMs);
   }
 
+  /** The instant it would show had it never been moved: its start, run on since (what `restore` gives). */
+  started(): Date {
+    return new Date(this.#base.now().getTime() + this.#startOffsetMs);
+  }
+
   get frozen(): boolean {
     return this.#frozenAt !== null;
   }

@@ -1,6 +1,6 @@
 import type { SteerableClock } from "./clock.js";
 import { FaultRegistry } from "./faults.js";
-import type { FixtureSet } from "./fixtures/load.js";
+import { manifestAt, type CheckedRecords, type FixtureSet } from "./fixtures/load.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { Journal } from "./journal.js";
 import type { Change, StateImage } from "./persistence/format.js";
@@ -47,10 +47,17 @@ export class ReferenceState {
   readonly clock: SteerableClock;
   readonly rateLimits: RollingWindows;
   readonly faults = new FaultRegistry();
-  readonly journal = new Journal();
+  readonly journal: Journal;
   /** The delay before every API answer, or null; the control surface may change it. */
   latency: Latency | null;
+  /** The latency it started with: a reset and `DELETE /__control/latency` go back to it. */
+  readonly startLatency: Latency | null;
   readonly fixtures: FixtureSet;
+  /**
+   * The fixture tokens as this state accepts them: tokens.json's, and the expiring ones with their
+   * expiry counted from the instant the state started.
+   */
+  readonly manifest: TokenManifest;
   /** Fixture tokens' ids and creation instants by label, drawn once, so that a reset gives them back as they were. */
   readonly #fixtureTokens = new Map<string, { id: string; createdAt: Date }>();
   #persistence: PersistenceHook | undefined;
@@ -69,7 +76,10 @@ export class ReferenceState {
       onChange: (change) => this.#tokenChanged(change),
     });
     this.rateLimits = new RollingWindows(options.rateLimit, options.clock);
+    this.journal = new Journal({ tokenPrefix: options.tokenPrefix });
     this.latency = options.latency ?? null;
+    this.startLatency = this.latency;
+    this.manifest = manifestAt(options.fixtures, options.clock.now());
     // Hooked here, below every door, so that whatever door adds a record, makes, revokes or uses a
     // token, or moves the clock, the change is kept.
     this.store.observe((addition) => this.#record(addition));
@@ -77,17 +87,22 @@ export class ReferenceState {
     this.#quietly(() => this.#seed());
   }
 
-  get manifest(): TokenManifest {
-    return this.fixtures.manifest;
-  }
-
   /**
-   * Everything back to the fixtures: records, tokens with their usage, rate-limit counters, faults
-   * and the journal; or only what belongs to one organization. The clock is left where it is.
+   * Everything back to the fixtures: records, tokens with their usage, rate-limit counters, faults,
+   * the journal, the clock (as it started) and the latency; or only what belongs to one organization
+   * (the clock and the latency, which every organization shares, stay as they are).
    */
   reset(organizationId?: string): void {
     this.#quietly(() => this.#reset(organizationId));
     this.#persistence?.snapshot(organizationId === undefined);
+  }
+
+  /**
+   * Adds records already checked by the fixtures' rules (`checkRecords`), all of them, each kept
+   * like a creation through the API.
+   */
+  addRecords(records: CheckedRecords): void {
+    for (const addition of additionsOf({ organizations: [], ...records })) this.store.add(addition);
   }
 
   /** From now on, every change goes to `persistence`. */
@@ -180,6 +195,8 @@ export class ReferenceState {
       this.rateLimits.resetAll();
       this.faults.clear();
       this.journal.clear();
+      this.clock.restore();
+      this.latency = this.startLatency;
       this.#seed();
       return;
     }
@@ -207,13 +224,12 @@ export class ReferenceState {
   }
 
   #seed(only?: string): void {
-    const f = this.fixtures;
-    for (const addition of additionsOf(f)) {
+    for (const addition of additionsOf(this.fixtures)) {
       // One organization's reset keeps the organization itself and adds back only its records.
       const organizationId = addition.type === "organization" ? undefined : addition.data.organizationId;
       if (only === undefined || organizationId === only) this.store.add(addition);
     }
-    for (const t of f.manifest.tokens) {
+    for (const t of this.manifest.tokens) {
       if (only !== undefined && t.organization !== only) continue;
       const first = this.#fixtureTokens.get(t.label);
       const view = this.tokens.import({

@@ -106,6 +106,9 @@ function sha256(token: string): Buffer {
   return hashOnce("sha256", token, "buffer");
 }
 
+/** The hex SHA-256 a registry keeps of a token: which registry (which sandbox) issued it. */
+export const tokenDigest = (token: string): string => hashOnce("sha256", token, "hex");
+
 function isValidDate(value: unknown): value is Date {
   return value instanceof Date && !Number.isNaN(value.getTime());
 }
@@ -228,6 +231,16 @@ export class TokenRegistry {
 
   get prefix(): string {
     return this.#prefix;
+  }
+
+  /** Whether `token` has this registry's form (its prefix, then 32 or more base62 characters). */
+  isWellFormed(token: string): boolean {
+    return this.#tokenRe.test(token);
+  }
+
+  /** Whether this registry holds the token of this `tokenDigest`, whatever its state. */
+  holds(digest: string): boolean {
+    return this.#byHash.has(digest);
   }
 
   create(input: {

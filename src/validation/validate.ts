@@ -2,12 +2,14 @@ import type { z } from "zod";
 import { ApiError, type ErrorDetails } from "../model/errors.js";
 import { jsonTypeOf } from "./json.js";
 
-export type Source = "body" | "query";
+/** Where a request's input comes from: its body, its query string, or its path's parameters. */
+export type Source = "body" | "query" | "path";
 
 /** The parse options of each source, made once, not per parse (DECISIONS.md, "Performance"). */
 const PARSE_OPTIONS = {
   body: { error: (issue: RawIssue) => messageFor(issue, "body") },
   query: { error: (issue: RawIssue) => messageFor(issue, "query") },
+  path: { error: (issue: RawIssue) => messageFor(issue, "path") },
 } as const satisfies Record<Source, z.core.ParseContext<z.core.$ZodIssue>>;
 
 /**
@@ -37,7 +39,7 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, source:
   const more = unlisted === 0 ? "" : ` (and ${unlisted} more field${unlisted === 1 ? "" : "s"})`;
   throw new ApiError(
     "invalid_request",
-    `Invalid ${source === "body" ? "request body" : "query"}: ${summary}${more}`,
+    `Invalid ${source === "body" ? "request body" : source}: ${summary}${more}`,
     details,
   );
 }

@@ -70,6 +70,7 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
 
 /** The body's bytes, read whole, to the JSON object the endpoint validates. */
 function parse(res: Response, bytes: Buffer | undefined, next: NextFunction): void {
+  apiContext(res).requestBody = bytes;
   if (bytes === undefined || bytes.length === 0) {
     next(invalid("The request body is empty: a JSON object is expected"));
     return;

@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import type { Presented, Principal } from "../../auth/authenticate.js";
 import type { ReferenceState } from "../../store/state.js";
 import type { JsonValue } from "../../validation/json.js";
@@ -21,21 +21,30 @@ export interface ApiContext {
   json: JsonValue | undefined;
   /** The fault that took this request, for the journal. */
   fault: string | undefined;
+  /** The body's bytes as read, for the journal. */
+  requestBody: Buffer | undefined;
+  /** The answer's body as sent (or as far as it was sent), for the journal. */
+  responseBody: Uint8Array | undefined;
 }
 
 const contexts = new WeakMap<object, ApiContext>();
 
-/** The door's first step: a fresh context over `state`, before anything is known of the request. */
+/**
+ * The door's first step: a fresh context over the state that answers the request (`stateOf`: the
+ * default state, or the sandbox whose token it presents), before anything else is known of it.
+ */
 export const openContext =
-  (state: ReferenceState): RequestHandler =>
-  (_req, res, next) => {
+  (stateOf: (req: Request) => ReferenceState): RequestHandler =>
+  (req, res, next) => {
     contexts.set(res, {
-      state,
+      state: stateOf(req),
       presented: { ok: false, reason: "missing" },
       rateLimitKey: "",
       principal: undefined,
       json: undefined,
       fault: undefined,
+      requestBody: undefined,
+      responseBody: undefined,
     });
     next();
   };

@@ -1,7 +1,10 @@
-import express, { type RequestHandler, type Router } from "express";
+import express, { type Request, type RequestHandler, type Router } from "express";
+import { bearerToken } from "../../auth/authenticate.js";
+import { headerCount } from "../../http/headers.js";
 import { corsMiddleware } from "../../http/cors.js";
 import { errorHandler, notFound } from "../../http/errors.js";
 import type { IdGenerator } from "../../store/ids.js";
+import type { Sandboxes } from "../../store/sandboxes.js";
 import type { ReferenceState } from "../../store/state.js";
 import { authenticate, identify } from "./auth.js";
 import { openContext } from "./context.js";
@@ -15,6 +18,22 @@ export interface ApiDoorOptions {
   log: (line: string) => void;
   /** Ids of created records (tests fix them); random by default. */
   ids?: IdGenerator | undefined;
+  /** The sandboxes whose tokens the door answers from their own state. */
+  sandboxes?: Sandboxes | undefined;
+}
+
+/**
+ * The state a request is answered from: the sandbox whose token its one `Authorization` header
+ * presents, or the default state for anything else (no token, an unknown or malformed one, two
+ * headers), which then refuses it as it always has.
+ */
+function stateOf(state: ReferenceState, sandboxes: Sandboxes | undefined): (req: Request) => ReferenceState {
+  if (sandboxes === undefined) return () => state;
+  return (req) => {
+    if (sandboxes.size === 0 || headerCount(req, "authorization") > 1) return state;
+    const token = bearerToken(req.headers.authorization);
+    return (token === undefined ? undefined : sandboxes.stateForToken(token)) ?? state;
+  };
 }
 
 /** HEAD has no endpoint in §4; Express would otherwise answer it from the GET route. */
@@ -27,7 +46,9 @@ const rejectHead: RequestHandler = (req, res, next) =>
  */
 export function apiDoor(state: ReferenceState, options: ApiDoorOptions): Router {
   const api = express.Router({ strict: true, caseSensitive: true });
-  api.use(openContext(state));
+  // First, which state answers: every later step (the journal, the latency, the rate limit, faults,
+  // the token, the routes) reads it from the context.
+  api.use(openContext(stateOf(state, options.sandboxes)));
   // The journal first, so that it sees every request, pre-flights and refusals included.
   api.use(journalRequests());
   api.use(addLatency());

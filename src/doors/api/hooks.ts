@@ -1,9 +1,10 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import { presentedTokenId } from "../../auth/authenticate.js";
 import { ApiError } from "../../model/errors.js";
 import type { ReferenceState } from "../../store/state.js";
+import { failBeyondSpec } from "./beyond-spec.js";
 import { apiContext, type ApiContext } from "./context.js";
 
 /**
@@ -41,6 +42,7 @@ export function journalRequests(): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     const arrived = apiContext(res).state.clock.now();
+    keepBody(res);
     // A response emits "close" once, when it is over: after "finish" when it was sent in full, alone
     // when the connection went first (a dropped request); one listener tells both apart.
     res.on("close", () => {
@@ -57,17 +59,35 @@ export function journalRequests(): RequestHandler {
         organization: organization ?? null,
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         fault: ctx.fault ?? null,
+        requestBody: ctx.requestBody ?? null,
+        responseBody: ctx.responseBody ?? null,
       });
     });
     next();
   };
 }
 
+/** The answer's body is what `end` is given (a list, an error, a page): kept in the context for the journal. */
+function keepBody(res: Response): void {
+  const end = res.end;
+  const keeping = (...args: unknown[]): unknown => {
+    const [chunk] = args;
+    if (typeof chunk === "string") apiContext(res).responseBody = Buffer.from(chunk, "utf8");
+    else if (chunk instanceof Uint8Array) apiContext(res).responseBody = chunk;
+    return Reflect.apply(end, res, args);
+  };
+  // Own property over the prototype's `end`, for this response only.
+  Object.defineProperty(res, "end", { value: keeping, configurable: true, writable: true });
+}
+
 /** After the token is identified (faults may name a token or an organization) and the request counted. */
 export const injectFaults: RequestHandler = (req, res, next) => {
   const ctx = apiContext(res);
   const { token, organization } = tokenOf(ctx);
-  const fault = ctx.state.faults.take({ method: req.method, path: req.path, token, organization });
+  const fault = ctx.state.faults.take(
+    { method: req.method, path: req.path, token, organization },
+    ctx.state.clock.now(),
+  );
   if (fault === undefined) {
     next();
     return;
@@ -78,6 +98,10 @@ export const injectFaults: RequestHandler = (req, res, next) => {
     if (fault.drop === true) {
       // As a network failure: no status line, no headers, the connection gone.
       req.socket.destroy();
+      return;
+    }
+    if (fault.beyondSpec !== undefined) {
+      failBeyondSpec(fault.beyondSpec, res, next);
       return;
     }
     if (fault.error === undefined) {

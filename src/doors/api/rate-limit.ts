@@ -47,9 +47,10 @@ function limiterOf(state: ReferenceState): RequestHandler {
     store: storeOver(windows),
     standardHeaders: false,
     legacyHeaders: false,
-    // Built on a state's first request by design (one limiter per state): the library's check that
-    // limiters are made at start-up printed a stack trace for every new reference.
-    validate: { creationStack: false },
+    // Made on a state's first request (a sandbox is born after the app), on purpose; and each state's
+    // store is its own, which the library would otherwise check by keeping every store it has seen
+    // (a deleted sandbox's windows with them).
+    validate: { creationStack: false, unsharedStore: false },
     keyGenerator: (_req, res) => apiContext(res).rateLimitKey,
     handler: (_req, res, next) => {
       res.setHeader("Retry-After", String(Math.max(1, setHeaders(res))));

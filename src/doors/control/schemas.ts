@@ -1,28 +1,20 @@
 import { z } from "zod";
+import { parseDuration } from "../../model/duration.js";
 import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
+import { TABLE_ROWS } from "../../routes/table.js";
+import { BEYOND_SPEC } from "../../store/faults.js";
+import {
+  AccountRecordSchema,
+  ContactRecordSchema,
+  ExpenseRecordSchema,
+  InvoiceRecordSchema,
+  ProductRecordSchema,
+} from "../../store/fixtures/schemas.js";
 
 /**
  * What the control surface accepts, in process and over HTTP alike: strict objects, so that a typo
  * is a 400 naming the field rather than an operation that silently does less than asked.
  */
-
-const DURATION_RE = /^(-)?P(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/;
-
-/**
- * ISO 8601 durations in days, hours, minutes and seconds (`PT61S`, `P1DT2H`, `-PT5M`). Years and months
- * are refused: their length depends on the calendar, and a test moving the clock wants exact ms.
- */
-export function parseDuration(text: string): number | undefined {
-  const m = DURATION_RE.exec(text);
-  if (m === null || text === "P" || text === "-P" || text.endsWith("T")) return undefined;
-  const [, sign, d, h, min, s] = m;
-  const ms =
-    Number(d ?? 0) * 86_400_000 +
-    Number(h ?? 0) * 3_600_000 +
-    Number(min ?? 0) * 60_000 +
-    Number(s ?? 0) * 1000;
-  return sign === "-" ? -Math.round(ms) : Math.round(ms);
-}
 
 const duration = z.string().transform((s, ctx) => {
   const ms = parseDuration(s);
@@ -56,19 +48,35 @@ export const ClockInput = z
 
 const CODES = ERROR_CODES;
 const STATUSES = Object.values(ERROR_STATUS);
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"] as const;
-const API_PATH_RE = /^\/api\/v1(\/[^?#\s]*)?$/;
+
+/** §4's endpoints that exist: a fault names one of them, or none (then it matches every request). */
+const ENDPOINTS = TABLE_ROWS.flatMap(({ row }) =>
+  row.announced === true ? [] : [{ method: row.method.toUpperCase(), path: row.path }],
+);
+const ENDPOINT_PATHS = [...new Set(ENDPOINTS.map((e) => e.path))];
+/** §4's methods (an endpoint's method is `get` or `post`). */
+const ENDPOINT_METHODS = ["GET", "POST"] as const;
+
+/** A positive ISO 8601 duration, in ms. */
+const positiveDuration = duration.refine((ms) => ms > 0, "must be a positive duration, e.g. PT30S");
 
 export const FaultInput = z
   .strictObject({
-    method: z.enum(METHODS).optional(),
+    // Only §4's methods: PUT, PATCH and DELETE have no endpoint, and pre-flights (OPTIONS) are
+    // answered before any fault is looked at.
+    method: z.enum(ENDPOINT_METHODS, `must be one of ${ENDPOINT_METHODS.join(", ")} (§4)`).optional(),
+    // Exact paths, no pattern: a fault aimed at a path no request can have would never fire.
     path: z
       .string()
-      .regex(API_PATH_RE, "must be a path of the API, starting with /api/v1 (no query string)")
+      .refine((p) => ENDPOINT_PATHS.includes(p), {
+        error: `must be an endpoint's path, exactly (no pattern, no query string): one of ${ENDPOINT_PATHS.join(", ")}; leave it out to match every request`,
+      })
       .optional(),
     token: z.string().min(1).optional(),
     organization: z.string().min(1).optional(),
-    times: z.int().min(1).max(1_000_000).default(1),
+    times: z.int().min(1).max(1_000_000).optional(),
+    duration: positiveDuration.optional(),
+    untilCleared: z.literal(true).optional(),
     status: z
       .int()
       .refine((s) => (STATUSES as number[]).includes(s), `must be one of ${STATUSES.join(", ")} (§7)`)
@@ -78,16 +86,29 @@ export const FaultInput = z
     retryAfter: z.int().min(0).max(86_400).optional(),
     delayMs: z.int().min(0).max(60_000).optional(),
     drop: z.literal(true).optional(),
+    beyondSpec: z.enum(BEYOND_SPEC).optional(),
   })
   .superRefine((f, ctx) => {
     const fail = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
     if (f.status !== undefined && f.code !== undefined && ERROR_STATUS[f.code] !== f.status) {
       fail("code", `is answered with ${ERROR_STATUS[f.code]}, not ${f.status} (§7)`);
     }
+    if (
+      f.method !== undefined &&
+      f.path !== undefined &&
+      !ENDPOINTS.some((e) => e.method === f.method && e.path === f.path)
+    ) {
+      fail("method", `${f.method} ${f.path} is no endpoint of §4`);
+    }
+    const holds = [f.times, f.duration, f.untilCleared].filter((h) => h !== undefined).length;
+    if (holds > 1) fail("times", "give one of times, duration or untilCleared");
     const errs = f.status !== undefined || f.code !== undefined;
     if (errs && f.drop === true) fail("drop", "a fault answers an error or drops the connection, not both");
-    if (!errs && f.drop === undefined && f.delayMs === undefined) {
-      fail("status", "give status (or code), delayMs or drop");
+    if (f.beyondSpec !== undefined && (errs || f.drop === true)) {
+      fail("beyondSpec", "a fault answers an error of §7, drops, or fails beyond the spec: one of them");
+    }
+    if (!errs && f.drop === undefined && f.delayMs === undefined && f.beyondSpec === undefined) {
+      fail("status", "give status (or code), delayMs, drop or beyondSpec");
     }
     const isRateLimited = f.code === "rate_limited" || f.status === 429;
     if (f.retryAfter !== undefined && !isRateLimited)
@@ -95,13 +116,70 @@ export const FaultInput = z
     if (f.message !== undefined && !errs) fail("message", "goes with an error fault (status or code) only");
   });
 
-export const JournalQuery = z.strictObject({
+/** `--latency`'s range, set by the control surface: `{ minMs, maxMs }`, or `{ minMs }` for a fixed delay. */
+export const LatencyInput = z
+  .strictObject({
+    minMs: z.int().min(0).max(60_000),
+    maxMs: z.int().min(0).max(60_000).optional(),
+  })
+  .refine((l) => l.maxMs === undefined || l.maxMs >= l.minMs, {
+    message: "must be at least minMs",
+    path: ["maxMs"],
+  });
+
+/** The most records one `POST /__control/records` adds. */
+export const MAX_RECORDS = 10_000;
+
+/**
+ * `POST /__control/records`: records in the fixtures' format (README "Fixtures"), checked by the same
+ * schemas and rules. Only `id` (drawn at random), `createdAt` (the reference's clock) and `updatedAt`
+ * (its createdAt) may be left out.
+ */
+export const RecordsInput = z
+  .strictObject({
+    contacts: z.array(ContactRecordSchema.partial({ id: true, createdAt: true, updatedAt: true })).optional(),
+    products: z.array(ProductRecordSchema.partial({ id: true, createdAt: true, updatedAt: true })).optional(),
+    accounts: z.array(AccountRecordSchema.partial({ id: true })).optional(),
+    invoices: z.array(InvoiceRecordSchema.partial({ id: true, createdAt: true })).optional(),
+    expenses: z.array(ExpenseRecordSchema.partial({ id: true, createdAt: true })).optional(),
+  })
+  .superRefine((r, ctx) => {
+    const counts = [r.contacts, r.products, r.accounts, r.invoices, r.expenses].map((l) => l?.length ?? 0);
+    const total = counts.reduce((a, b) => a + b, 0);
+    if (total === 0) {
+      ctx.addIssue({ code: "custom", path: ["contacts"], message: "give at least one record" });
+    } else if (total > MAX_RECORDS) {
+      ctx.addIssue({ code: "custom", path: ["contacts"], message: `at most ${MAX_RECORDS} records a call` });
+    }
+  });
+
+/** `POST /__control/sandboxes`: where the sandbox's clock starts (the server's start instant by default). */
+export const SandboxInput = z.strictObject({ now: instant.optional() });
+
+/** The `:id` of a path (`DELETE /__control/faults/:id`). */
+export const IdParams = z.strictObject({ id: z.string().min(1).max(100) });
+
+const seq = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,14})$/, "must be a journal entry's seq, an integer")
+  .transform(Number);
+
+const journalFilter = {
+  method: z
+    .string()
+    .regex(/^[A-Z]+$/, "must be an HTTP method in upper case, e.g. POST")
+    .optional(),
   path: z.string().min(1).optional(),
   status: z
     .string()
     .regex(/^[1-5][0-9]{2}$/, "must be an HTTP status, e.g. 401")
     .transform(Number)
     .optional(),
+  after: seq.optional(),
+};
+
+export const JournalQuery = z.strictObject({
+  ...journalFilter,
   limit: z
     .string()
     .regex(/^[1-9][0-9]*$/, "must be an integer from 1 to 1000")
@@ -110,7 +188,23 @@ export const JournalQuery = z.strictObject({
     .optional(),
 });
 
+/** The longest a wait for a request lasts, in ms of real time. */
+export const MAX_WAIT_MS = 60_000;
+
+export const JournalWaitQuery = z.strictObject({
+  ...journalFilter,
+  timeoutMs: z
+    .string()
+    .regex(/^[0-9]{1,5}$/, `must be an integer from 0 to ${MAX_WAIT_MS}`)
+    .transform(Number)
+    .refine((n) => n <= MAX_WAIT_MS, `must be an integer from 0 to ${MAX_WAIT_MS}`)
+    .default(5000),
+});
+
 export type ResetInput = z.input<typeof ResetInput>;
 export type ClockInput = z.input<typeof ClockInput>;
 export type FaultInput = z.input<typeof FaultInput>;
+export type LatencyInput = z.input<typeof LatencyInput>;
+export type RecordsInput = z.input<typeof RecordsInput>;
 export type JournalQuery = z.input<typeof JournalQuery>;
+export type JournalWaitQuery = z.input<typeof JournalWaitQuery>;

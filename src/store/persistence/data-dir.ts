@@ -3,7 +3,7 @@ import { mkdir, open, readFile, stat, unlink, type FileHandle } from "node:fs/pr
 import { join, resolve } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { z } from "zod";
-import { FIXTURE_FILES } from "../fixtures/load.js";
+import { FIXTURE_FILES, OPTIONAL_FIXTURE_FILES } from "../fixtures/load.js";
 import {
   FORMAT_VERSION,
   JournalEntry,
@@ -85,6 +85,14 @@ export async function fixturesDigest(dir: string): Promise<string> {
       .update(`${name}\0`)
       .update(await readFile(join(dir, name)))
       .update("\0");
+  }
+  // An optional file counts only when it is there, so a folder without it keeps its digest.
+  for (const name of Object.values(OPTIONAL_FIXTURE_FILES).sort()) {
+    const content = await readFile(join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return undefined;
+      throw err;
+    });
+    if (content !== undefined) hash.update(`${name}\0`).update(content).update("\0");
   }
   return hash.digest("hex");
 }

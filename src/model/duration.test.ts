@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDuration } from "./schemas.js";
+import { parseDuration } from "./duration.js";
 
 describe("parseDuration (ISO 8601, days to seconds)", () => {
   it.each([

@@ -1,0 +1,205 @@
+import type { Server } from "node:http";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "../../edge/server.js";
+import { close, exchange, listen, rawRequest } from "../../test-support/raw-http.js";
+import {
+  expectData,
+  expectError,
+  expectInvalid,
+  testReference,
+  type TestReference,
+} from "../../test-support/reference.js";
+
+// Faults beyond a count: held for a duration or until cleared, refused when they could never fire,
+// and the failures beyond the spec (a gateway's pages, an HTML page, a body cut short).
+
+// Beyond-spec answers are tested with fetch and raw sockets, not supertest, whose responses the test
+// setup holds to openapi.json: these answers are, on purpose, ones the document does not describe.
+
+const KEY = "test-control-key-0123456789";
+const AUTH = { Authorization: `Bearer ${KEY}` };
+
+const reference = () => testReference({ controlKey: KEY });
+const addFault = (ref: TestReference, body: object) =>
+  request(ref.app).post("/__control/faults").set(AUTH).send(body);
+const contacts = (ref: TestReference) =>
+  request(ref.app).get("/api/v1/contacts?limit=1").set(ref.auth("lumiere-full"));
+
+describe("how long a fault holds", () => {
+  it("for a duration: every matching request until that much time has passed on the reference's clock", async () => {
+    const ref = await reference();
+    const res = await addFault(ref, { path: "/api/v1/contacts", status: 500, duration: "PT30S" });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      times: null,
+      remaining: null,
+      until: "2026-11-20T12:00:30.000Z",
+      untilCleared: false,
+    });
+    for (let i = 0; i < 5; i++) expectError(await contacts(ref), 500, "internal_error");
+    ref.clock.advance(29_999);
+    expectError(await contacts(ref), 500, "internal_error");
+    expect(ref.control.faults()[0]?.taken).toBe(6);
+    ref.clock.advance(1);
+    expectData(await contacts(ref), 200);
+    expect(ref.control.faults()).toEqual([]);
+  });
+
+  it("until cleared: every matching request, however many, until DELETE /__control/faults/{id}", async () => {
+    const ref = await reference();
+    const fault = ref.control.addFault({ path: "/api/v1/contacts", status: 500, untilCleared: true });
+    ref.clock.advance(365 * 86_400_000);
+    for (let i = 0; i < 20; i++) expectError(await contacts(ref), 500, "internal_error");
+    expect(ref.control.faults()).toMatchObject([{ id: fault.id, untilCleared: true, taken: 20 }]);
+    const cleared = await request(ref.app).delete(`/__control/faults/${fault.id}`).set(AUTH);
+    expect(cleared.body).toEqual({ cleared: 1 });
+    expectData(await contacts(ref), 200);
+    expectError(await request(ref.app).delete(`/__control/faults/${fault.id}`).set(AUTH), 404, "not_found");
+  });
+
+  it("for a count by default: one request, then gone; `taken` says how many it took", async () => {
+    const ref = await reference();
+    ref.control.addFault({ status: 500 });
+    expect(ref.control.faults()).toMatchObject([{ times: 1, remaining: 1, taken: 0 }]);
+    expectError(await contacts(ref), 500, "internal_error");
+    expectData(await contacts(ref), 200);
+  });
+
+  it.each([
+    [{ status: 500, times: 2, duration: "PT1S" }, "times", "a count and a duration"],
+    [{ status: 500, times: 2, untilCleared: true }, "times", "a count and until cleared"],
+    [{ status: 500, duration: "PT0S" }, "duration", "a zero duration"],
+    [{ status: 500, duration: "P1M" }, "duration", "a month"],
+    [{ status: 500, untilCleared: false }, "untilCleared", "untilCleared false"],
+  ])("refuses %j with 400 naming the field (%s: %s)", async (body, field, _why) => {
+    const ref = await reference();
+    expectInvalid(await addFault(ref, body), field);
+    expect(ref.control.faults()).toEqual([]);
+  });
+});
+
+describe("a fault aimed where no request can go is refused (400 naming the field)", () => {
+  it.each([
+    [{ path: "/api/v1/contacts*", status: 500 }, "path", "a pattern"],
+    [{ path: "/api/v1/*", status: 500 }, "path", "a wildcard"],
+    [{ path: "/api/v1/nowhere", status: 500 }, "path", "a path that is no endpoint"],
+    [{ path: "/api/v1/contacts/", status: 500 }, "path", "a trailing slash"],
+    [{ path: "/api/v1/Contacts", status: 500 }, "path", "another case"],
+    [{ path: "/api/v1", status: 500 }, "path", "the base path"],
+    [{ method: "POST", path: "/api/v1/invoices", status: 500 }, "method", "an announced endpoint"],
+    [{ method: "POST", path: "/api/v1/expenses", status: 500 }, "method", "a method the path has not"],
+    [{ method: "PUT", status: 500 }, "method", "a method no endpoint has"],
+    [{ method: "OPTIONS", status: 500 }, "method", "a pre-flight, answered before faults"],
+    [{ method: "HEAD", status: 500 }, "method", "HEAD"],
+  ])("%j (%s: %s)", async (body, field, _why) => {
+    const ref = await reference();
+    const details = expectInvalid(await addFault(ref, body), field);
+    if (field === "path") expect(details.path?.[0]).toContain("/api/v1/contacts, /api/v1/products");
+    expect(ref.control.faults()).toEqual([]);
+  });
+
+  it("accepts each of §4's six endpoints, and a path alone for both its methods", async () => {
+    const ref = await reference();
+    for (const [method, path] of [
+      ["GET", "/api/v1/contacts"],
+      ["POST", "/api/v1/contacts"],
+      ["GET", "/api/v1/products"],
+      ["POST", "/api/v1/products"],
+      ["GET", "/api/v1/invoices"],
+      ["GET", "/api/v1/expenses"],
+    ]) {
+      expect((await addFault(ref, { method, path, status: 500 })).status).toBe(201);
+    }
+    expect((await addFault(ref, { path: "/api/v1/contacts", status: 500 })).status).toBe(201);
+    expect(ref.control.faults()).toHaveLength(7);
+  });
+});
+
+describe("failures beyond the spec, seen by a real client", () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    if (server !== undefined) await close(server);
+    server = undefined;
+  });
+
+  async function serve() {
+    const ref = await reference();
+    server = createServer(ref.app);
+    const port = await listen(server);
+    const get = () =>
+      fetch(`http://127.0.0.1:${port}/api/v1/contacts?limit=2`, { headers: ref.auth("lumiere-full") });
+    return { ref, port, get };
+  }
+
+  it.each([
+    ["bad_gateway", 502, "502 Bad Gateway"],
+    ["service_unavailable", 503, "503 Service Temporarily Unavailable"],
+    ["gateway_timeout", 504, "504 Gateway Time-out"],
+    ["html_page", 200, "Sign in"],
+  ])("%s answers %i with an HTML page, marked as injected, once", async (kind, status, title) => {
+    const { ref, get } = await serve();
+    const fault = ref.control.addFault({ beyondSpec: kind as "bad_gateway" });
+    expect(fault.beyondSpec).toBe(kind);
+    const res = await get();
+    expect(res.status).toBe(status);
+    expect(res.headers.get("content-type")).toBe("text/html");
+    // Readable by the page that asked, as the API's own answers are.
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const html = await res.text();
+    expect(html).toContain(`<title>${title}</title>`);
+    expect(html).toContain(`injected fault "${kind}", beyond the spec`);
+    expect(() => JSON.parse(html) as unknown).toThrow(SyntaxError);
+    expect((await get()).status).toBe(200);
+    expect(ref.control.journal()[1]).toMatchObject({ status, fault: fault.id });
+  });
+
+  it("truncated_body sends the status, the headers and the whole length, then half the body", async () => {
+    const { ref, port } = await serve();
+    ref.control.addFault({ beyondSpec: "truncated_body", path: "/api/v1/contacts" });
+    const { responses, raw, closedByServer } = await exchange(
+      port,
+      rawRequest("GET /api/v1/contacts?limit=2 HTTP/1.1", [
+        "Host: 127.0.0.1",
+        `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+      ]),
+    );
+    expect(closedByServer).toBe(true);
+    expect(responses).toEqual([]); // never complete
+    const [head = "", body = ""] = raw.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
+    const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+    expect(Buffer.byteLength(body)).toBe(Math.floor(length / 2));
+    expect(body.startsWith('{"data":[')).toBe(true);
+    // The next request is answered whole.
+    const whole = await fetch(`http://127.0.0.1:${port}/api/v1/contacts?limit=2`, {
+      headers: ref.auth("lumiere-full"),
+    });
+    expect(Buffer.byteLength(await whole.text())).toBe(length);
+  });
+
+  it("truncated_body cuts an error answer too, and a fetch reading it fails", async () => {
+    const { ref, port } = await serve();
+    ref.control.addFault({ beyondSpec: "truncated_body" });
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/contacts`);
+    expect(res.status).toBe(401);
+    await expect(res.text()).rejects.toThrow();
+  });
+
+  it.each([
+    [{ beyondSpec: "teapot" }, "beyondSpec", "an unknown failure"],
+    [{ beyondSpec: "bad_gateway", status: 500 }, "beyondSpec", "with an error of §7"],
+    [{ beyondSpec: "bad_gateway", drop: true }, "beyondSpec", "with a drop"],
+    [{ beyondSpec: "bad_gateway", message: "x" }, "message", "with a message"],
+  ])("refuses %j (%s: %s)", async (body, field, _why) => {
+    const ref = await reference();
+    expectInvalid(await addFault(ref, body), field);
+  });
+
+  it("are never armed by default: a fresh reference answers JSON", async () => {
+    const { ref, get } = await serve();
+    expect(ref.control.faults()).toEqual([]);
+    const res = await get();
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+});

@@ -1,0 +1,188 @@
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { JOURNAL_BODY_BUDGET, JOURNAL_BODY_CAP, Journal } from "../../store/journal.js";
+import {
+  expectError,
+  expectInvalid,
+  testReference,
+  type TestReference,
+} from "../../test-support/reference.js";
+
+// The journal's bodies, its filters, and waiting for a request (WireMock's `verify`).
+
+const KEY = "test-control-key-0123456789";
+const AUTH = { Authorization: `Bearer ${KEY}` };
+const reference = () => testReference({ controlKey: KEY });
+const create = (ref: TestReference, body: object, label = "lumiere-full") =>
+  request(ref.app).post("/api/v1/contacts").set(ref.auth(label)).send(body);
+
+describe("bodies", () => {
+  it("records the request body the API read and the body it answered", async () => {
+    const ref = await reference();
+    const created = await create(ref, { type: "CLIENT", name: "Journal Inc." });
+    const [entry] = ref.control.journal();
+    expect(entry?.requestBody).toEqual({
+      text: '{"type":"CLIENT","name":"Journal Inc."}',
+      bytes: 39,
+      truncated: false,
+    });
+    expect(entry?.responseBody).toEqual({ text: created.text, bytes: created.text.length, truncated: false });
+    expect(JSON.parse(entry?.responseBody?.text ?? "")).toEqual(created.body);
+  });
+
+  it("records an error's body, and no request body where none was read", async () => {
+    const ref = await reference();
+    await request(ref.app).post("/api/v1/contacts").send({ type: "CLIENT", name: "No token" });
+    const [entry] = ref.control.journal();
+    // Refused for its token before the body was read.
+    expect(entry?.requestBody).toBeNull();
+    expect(JSON.parse(entry?.responseBody?.text ?? "")).toMatchObject({ error: { code: "unauthorized" } });
+  });
+
+  it("records a body the API refused as it came, bytes that are not UTF-8 included", async () => {
+    const ref = await reference();
+    await request(ref.app)
+      .post("/api/v1/contacts")
+      .set(ref.auth("lumiere-full"))
+      .set("Content-Type", "application/json")
+      .send('{"type":"CLIENT",');
+    expect(ref.control.journal()[0]?.requestBody?.text).toBe('{"type":"CLIENT",');
+  });
+
+  it("keeps the first 4 KiB of a body, cut at a character's end, and says so", async () => {
+    const ref = await reference();
+    const address = "é".repeat(400); // 800 bytes of two-byte characters
+    await create(ref, { type: "CLIENT", name: "x", address, phone: "1" });
+    await request(ref.app).get("/api/v1/contacts?limit=200").set(ref.auth("lumiere-full"));
+    const [list, post] = ref.control.journal();
+    expect(list?.responseBody?.truncated).toBe(true);
+    expect(list?.responseBody?.bytes).toBeGreaterThan(JOURNAL_BODY_CAP);
+    expect(Buffer.byteLength(list?.responseBody?.text ?? "")).toBeLessThanOrEqual(JOURNAL_BODY_CAP);
+    expect(list?.responseBody?.text).not.toContain("\uFFFD");
+    expect(post?.requestBody?.truncated).toBe(false);
+  });
+
+  it("blanks anything shaped like a token in a body", async () => {
+    const ref = await reference();
+    const secret = ref.token("boreal-full");
+    await create(ref, { type: "CLIENT", name: `pasted ${secret} by mistake` });
+    const text = JSON.stringify(ref.control.journal());
+    expect(text).not.toContain(secret.slice(5));
+    expect(text).toContain("pasted acct_[redacted] by mistake");
+  });
+
+  it("keeps at most 1 MiB of bodies: the oldest entries give theirs up first, and keep the rest", () => {
+    const journal = new Journal({ tokenPrefix: "acct" });
+    const body = Buffer.alloc(JOURNAL_BODY_CAP, "a");
+    const count = Math.ceil(JOURNAL_BODY_BUDGET / (2 * JOURNAL_BODY_CAP)) + 10;
+    for (let i = 0; i < count; i++) {
+      journal.record({
+        time: new Date(0),
+        method: "POST",
+        path: `/p${i}`,
+        query: "",
+        status: 201,
+        token: null,
+        organization: null,
+        durationMs: 0,
+        fault: null,
+        requestBody: body,
+        responseBody: body,
+      });
+    }
+    const entries = journal.list();
+    expect(entries).toHaveLength(count);
+    const kept = entries.filter((e) => e.requestBody?.text !== "");
+    expect(kept.length * 2 * JOURNAL_BODY_CAP).toBeLessThanOrEqual(JOURNAL_BODY_BUDGET);
+    expect(entries[0]?.requestBody).toEqual({
+      text: "a".repeat(JOURNAL_BODY_CAP),
+      bytes: 4096,
+      truncated: false,
+    });
+    expect(entries.at(-1)?.requestBody).toEqual({ text: "", bytes: 4096, truncated: true });
+    expect(entries.at(-1)?.path).toBe("/p0");
+  });
+});
+
+describe("filters", () => {
+  it("by method, and by `after` a seq already seen", async () => {
+    const ref = await reference();
+    await create(ref, { type: "CLIENT", name: "One" });
+    await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full"));
+    const [, first] = ref.control.journal();
+    await create(ref, { type: "CLIENT", name: "Two" });
+    const get = async (q: string) =>
+      (await request(ref.app).get(`/__control/journal?${q}`).set(AUTH)).body as {
+        seq: number;
+        method: string;
+      }[];
+    expect((await get("method=POST")).map((e) => e.method)).toEqual(["POST", "POST"]);
+    expect((await get(`method=POST&after=${first?.seq ?? 0}`)).map((e) => e.seq)).toEqual([3]);
+    expectInvalid(await request(ref.app).get("/__control/journal?method=post").set(AUTH), "method");
+    expectInvalid(await request(ref.app).get("/__control/journal?after=-1").set(AUTH), "after");
+  });
+});
+
+describe("waiting for a request: GET /__control/journal/wait", () => {
+  it("answers at once with the oldest matching request already in the journal", async () => {
+    const ref = await reference();
+    await create(ref, { type: "CLIENT", name: "First" });
+    await create(ref, { type: "CLIENT", name: "Second" });
+    const res = await request(ref.app)
+      .get("/__control/journal/wait?method=POST&path=/api/v1/contacts")
+      .set(AUTH);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ seq: 1, method: "POST", status: 201 });
+    expect((res.body as { requestBody: { text: string } }).requestBody.text).toContain("First");
+  });
+
+  it("waits for the request to be answered, then answers with it", async () => {
+    const ref = await reference();
+    const waiting = ref.control.waitForRequest({
+      method: "POST",
+      path: "/api/v1/contacts",
+      timeoutMs: 10_000,
+    });
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full"));
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    await create(ref, { type: "CLIENT", name: "Awaited" });
+    const entry = await waiting;
+    expect(entry).toMatchObject({ method: "POST", status: 201, seq: 2 });
+  });
+
+  it("with `after`, waits for a new request even when an older one matches", async () => {
+    const ref = await reference();
+    await create(ref, { type: "CLIENT", name: "Old" });
+    const seen = ref.control.journal()[0]?.seq ?? 0;
+    const waiting = ref.control.waitForRequest({ method: "POST", after: seen, timeoutMs: 10_000 });
+    await create(ref, { type: "CLIENT", name: "New" });
+    expect((await waiting).requestBody?.text).toContain("New");
+  });
+
+  it("answers 404 naming what it waited for and the last requests, after the timeout", async () => {
+    const ref = await reference();
+    await request(ref.app).get("/api/v1/products").set(ref.auth("lumiere-full"));
+    const started = performance.now();
+    const res = await request(ref.app)
+      .get("/__control/journal/wait?method=POST&path=/api/v1/contacts&timeoutMs=50")
+      .set(AUTH);
+    // A lower bound only: the wait is real time.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    const error = expectError(res, 404, "not_found");
+    expect(error.message).toContain("No POST /api/v1/contacts request within 50 ms");
+    expect(error.message).toContain("GET /api/v1/products 200");
+  });
+
+  it.each([
+    ["timeoutMs=60001", "timeoutMs"],
+    ["timeoutMs=-5", "timeoutMs"],
+    ["status=abc", "status"],
+    ["limit=3", "limit"],
+  ])("refuses ?%s with 400 naming %s", async (query, field) => {
+    const ref = await reference();
+    expectInvalid(await request(ref.app).get(`/__control/journal/wait?${query}`).set(AUTH), field);
+  });
+});

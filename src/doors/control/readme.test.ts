@@ -1,0 +1,53 @@
+import type { Server } from "node:http";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createServer } from "../../edge/server.js";
+import { close, listen } from "../../test-support/raw-http.js";
+import { readmeExamples, runExample } from "../../test-support/readme.js";
+import { CONTROL_KEY, referenceWithSandboxes } from "../../test-support/sandboxes.js";
+
+// The README's examples of the reference in process, the control surface and sandboxes, run as
+// written. The Playwright ones (playwright.config.ts, tests/contacts.spec.ts) are run by a real
+// Playwright run in playwright.test.ts.
+
+let server: Server | undefined;
+afterEach(async () => {
+  if (server !== undefined) await close(server);
+  server = undefined;
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+});
+
+describe("the README's examples", () => {
+  it("are all run by a test", () => {
+    expect([...readmeExamples().keys()].sort()).toEqual([
+      "control-client",
+      "in-process",
+      "in-process-sandbox",
+      "playwright.config.ts",
+      "tests/contacts.spec.ts",
+    ]);
+  });
+
+  it("in-process: builds a reference and resets it", async () => {
+    await expect(runExample("in-process")).resolves.toBeUndefined();
+  });
+
+  it("control-client: resets, arms and clears a fault, and expires lumiere-expires-tomorrow", async () => {
+    const ref = await referenceWithSandboxes();
+    server = createServer(ref.app);
+    vi.stubEnv("REFERENCE_URL", `http://127.0.0.1:${await listen(server)}`);
+    vi.stubEnv("REFERENCE_CONTROL_KEY", CONTROL_KEY);
+    ref.control.setClock({ advance: "P9D" }); // what the reset puts back
+    await runExample("control-client");
+    expect(ref.control.clock().now).toBe("2026-11-22T12:00:00.000Z");
+    const expiring = ref.tokens.get(ref.tokenId("lumiere-expires-tomorrow"));
+    expect(expiring?.status).toBe("Expired");
+    expect(ref.control.faults()).toEqual([]);
+  });
+
+  it("in-process-sandbox: a fault in a sandbox, which the default state never sees", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    await runExample("in-process-sandbox");
+    expect(log).toHaveBeenCalledWith(500, 0);
+  });
+});

@@ -1,0 +1,66 @@
+import request from "supertest";
+import { expect } from "vitest";
+import type { ReferenceState } from "../store/state.js";
+import { testReference, type TestReference, type TestReferenceOptions } from "./reference.js";
+
+/** Sandboxes for the tests: made over HTTP as a test runner makes them, read back in process. */
+
+export const CONTROL_KEY = "test-control-key-0123456789";
+export const CONTROL_AUTH = { Authorization: `Bearer ${CONTROL_KEY}` };
+
+export interface TestSandbox {
+  id: string;
+  /** Clear token by label. */
+  tokens: Record<string, string>;
+  organizations: Record<string, string>;
+  auth(label: string): { Authorization: string };
+  /** Its state, read in process (never through the API, so that reading it changes nothing). */
+  state(): ReferenceState;
+}
+
+/** A reference with its control surface open (the key above), on the tests' manual clock. */
+export const referenceWithSandboxes = (options: TestReferenceOptions = {}): Promise<TestReference> =>
+  testReference({ controlKey: CONTROL_KEY, ...options });
+
+/** A sandbox made through `POST /__control/sandboxes`. */
+export async function createSandbox(ref: TestReference, body: object = {}): Promise<TestSandbox> {
+  const res = await request(ref.app).post("/__control/sandboxes").set(CONTROL_AUTH).send(body);
+  expect(res.status, res.text).toBe(201);
+  const created = res.body as {
+    id: string;
+    organizations: Record<string, string>;
+    manifest: { tokens: { label: string; token: string }[] };
+  };
+  const tokens = Object.fromEntries(created.manifest.tokens.map((t) => [t.label, t.token]));
+  return {
+    id: created.id,
+    tokens,
+    organizations: created.organizations,
+    auth: (label) => ({ Authorization: `Bearer ${tokens[label] ?? `no-token-${label}`}` }),
+    state: () => {
+      const found = ref.sandboxes.list().find((s) => s.id === created.id);
+      if (found === undefined) throw new Error(`sandbox ${created.id} is gone`);
+      return found.state;
+    },
+  };
+}
+
+/**
+ * Everything a state holds that a client or a test could read: its records, its tokens and their
+ * usage, its clock, rate-limit windows, faults, journal and latency. Read in process: reading it
+ * changes nothing.
+ */
+export function snapshotOf(state: ReferenceState) {
+  const records = state.store.records();
+  const now = state.clock.now();
+  return {
+    records: JSON.stringify(records),
+    tokens: JSON.stringify(state.tokens.export()),
+    clock: state.clock.state().now.toISOString(),
+    frozen: state.clock.frozen,
+    rateLimits: JSON.stringify(state.tokens.export().map((t) => state.rateLimits.peek(`token:${t.id}`).used)),
+    faults: JSON.stringify(state.faults.list(now)),
+    journal: JSON.stringify(state.journal.list()),
+    latency: JSON.stringify(state.latency),
+  };
+}

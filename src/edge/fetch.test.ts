@@ -84,6 +84,33 @@ describe("reference.fetch", () => {
     ]);
   });
 
+  it("answers a sandbox's token from the sandbox alone, and journals it there", async () => {
+    const { ref } = fresh;
+    const sandbox = ref.sandbox();
+    const token = sandbox.tokens["lumiere-full"];
+    if (token === undefined) throw new Error("the sandbox has no lumiere-full token");
+    const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    const created = await ref.fetch(CONTACTS, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ type: "CLIENT", name: "Only in the sandbox" }),
+    });
+    expect(created.status).toBe(201);
+    const read = async (auth: Record<string, string>) =>
+      (
+        (await (await ref.fetch(`${CONTACTS}?limit=200`, { headers: auth })).json()) as {
+          data: { name: string }[];
+        }
+      ).data.map((c) => c.name);
+    expect(await read(headers)).toContain("Only in the sandbox");
+    expect(await read(ref.auth("lumiere-full"))).not.toContain("Only in the sandbox");
+    expect(sandbox.journal().map((e) => [e.method, e.status])).toEqual([
+      ["GET", 200],
+      ["POST", 201],
+    ]);
+    expect(ref.control.journal().map((e) => e.method)).toEqual(["GET"]);
+  });
+
   it("answers many requests at once, each its own answer", async () => {
     const { ref } = fresh;
     const limits = Array.from({ length: 20 }, (_, i) => (i % 5) + 1);

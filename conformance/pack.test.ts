@@ -76,6 +76,26 @@ async function installScripts(modules: string): Promise<string[]> {
   return found;
 }
 
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes. */
+const anchorOf = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+
+/** The README's relative links (files and headings) that point at nothing in the installed package. */
+async function brokenReadmeLinks(packageDir: string): Promise<string[]> {
+  const readme = await readFile(join(packageDir, "README.md"), "utf8");
+  const anchors = new Set([...readme.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")));
+  const broken: string[] = [];
+  for (const [, target = ""] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(target)) continue; // a web address
+    const ok = target.startsWith("#") ? anchors.has(target.slice(1)) : existsSync(join(packageDir, target));
+    if (!ok) broken.push(target);
+  }
+  return broken;
+}
+
 describe("the packed kit", () => {
   it(
     "installs from its tarball into another project and runs there with npx",
@@ -116,6 +136,8 @@ describe("the packed kit", () => {
       // neither its own nor a dependency's (npm 10 says nothing, so the tree is read as well).
       expect(install.stderr).not.toMatch(/install-scripts|install script/i);
       expect(await installScripts(join(project, "node_modules"))).toEqual([]);
+      // Every link of the README a user reads in node_modules (or on the registry) resolves there.
+      expect(await brokenReadmeLinks(join(project, "node_modules", PACKAGE))).toEqual([]);
 
       const list = await sh("npx", ["conformance", "--list"], project);
       expect(list.code, list.stderr).toBe(0);

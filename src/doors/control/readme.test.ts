@@ -7,7 +7,7 @@ import { CONTROL_KEY, referenceWithSandboxes } from "../../test-support/sandboxe
 
 // The README's examples of the reference in process, the control surface and sandboxes, run as
 // written. The Playwright ones (playwright.config.ts, tests/contacts.spec.ts) are run by a real
-// Playwright run in playwright.test.ts.
+// Playwright run in playwright.test.ts, the CI job (ci-job.sh) by src/entry/ci-job.readme.test.ts.
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -20,6 +20,7 @@ afterEach(async () => {
 describe("the README's examples", () => {
   it("are all run by a test", () => {
     expect([...readmeExamples().keys()].sort()).toEqual([
+      "ci-job.sh",
       "control-client",
       "in-process",
       "in-process-sandbox",

@@ -85,6 +85,12 @@ export class TargetUnreachableError extends Error {
   }
 }
 
+/**
+ * The Origin every request of a run carries unless a check sets its own: a page of another site, as
+ * far as the target can tell, so that CORS is judged on every answer (§4, run.cors-success).
+ */
+export const RUN_ORIGIN = "https://app.conformance.example";
+
 /** The embedded reference's window: a run is not throttled to 100 requests a minute (DECISIONS.md). */
 export const EMBEDDED_RATE_WINDOW_MS = 1000;
 
@@ -151,6 +157,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       tokens: manifest.tokens,
       sleep: (ms) => clock.sleep(ms),
       now: () => clock.now(),
+      origin: RUN_ORIGIN,
     });
     await probe(http, baseUrl);
     const results = await runChecks({
@@ -176,10 +183,18 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
         requestsByToken: requestsByToken(http.history()),
       },
       results,
+      notVerified: notVerified(results),
     };
   } finally {
     await target?.close();
   }
+}
+
+/** MUST checks skipped: what the run could not verify, and why (a summary names them). */
+export function notVerified(results: readonly CheckResult[]): Array<{ id: string; reason: string }> {
+  return results
+    .filter((r) => r.level === "MUST" && r.outcome === "skip")
+    .map((r) => ({ id: r.id, reason: r.skipReason ?? "skipped" }));
 }
 
 /** How many requests each manifest token sent (by label); the others under "(no manifest token)". */

@@ -480,13 +480,19 @@ export function virtualClock(clock: ManualClock): KitClock {
   };
 }
 
-/** Serves a handler on 127.0.0.1, an ephemeral port. */
+/**
+ * Serves a handler on 127.0.0.1, an ephemeral port. Every answer's `Date` is the virtual clock's, as a
+ * server's own clock would stamp it: the kit reads record timestamps against it (run.created-timestamps).
+ */
 export async function serve(
   handler: Handler,
   manifest: TokenManifest,
   clock: KitClock,
 ): Promise<StartedVariant> {
-  const server = createServer(handler);
+  const server = createServer((req, res) => {
+    res.setHeader("date", new Date(clock.now()).toUTCString());
+    handler(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -444,7 +444,9 @@ function shellWord(text: string, vars: Vars): string {
  */
 function derivedWord(head: string, derived: DerivedSecret, vars: Vars): string {
   const name = vars.nameOf({ token: derived.token.token, label: derived.token.label });
-  const shell = derived.shell.replace(/\$\{T(?=[^A-Za-z0-9_])/g, `\${${name}`).replace(/\$T(?![A-Za-z0-9_])/g, `$${name}`);
+  const shell = derived.shell
+    .replace(/\$\{T(?=[^A-Za-z0-9_])/g, `\${${name}`)
+    .replace(/\$T(?![A-Za-z0-9_])/g, `$${name}`);
   return `"${head.replace(/["\\$`]/g, "\\$&")}${shell}"`;
 }
 

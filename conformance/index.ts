@@ -142,6 +142,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       rateWindowMs,
       ...(options.tokensFile === undefined ? {} : { tokens: options.tokensFile }),
       ...(options.slow === true ? { slow: true } : {}),
+      origin: RUN_ORIGIN,
     };
     const pacer = new RatePacer({
       rateLimit,

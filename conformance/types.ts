@@ -131,6 +131,8 @@ export interface RunOptions {
   tokens?: string;
   /** Slow checks were run (--slow). */
   slow?: boolean;
+  /** The Origin every request carries unless it sets its own (CORS is judged on every answer). */
+  origin?: string | undefined;
 }
 
 /**

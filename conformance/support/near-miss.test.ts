@@ -52,7 +52,7 @@ describe("a near miss's shell form", () => {
   it("rebuilds the near miss from the token's variable, with sh, for every kind", async () => {
     const samples = [
       { prefix: "acct", token: "acct_ZlppaRFViM0MMOnpB8Yoi9MQIXKHaWnohLwpR6Ws" },
-      { prefix: "t$x", token: "t$x_a`b\\c\"d9" },
+      { prefix: "t$x", token: 't$x_a`b\\c"d9' },
       { prefix: "acct", token: "acct_0000000000000000000000000000000000000001" },
     ];
     for (const { prefix, token } of samples) {

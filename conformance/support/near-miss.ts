@@ -82,7 +82,9 @@ export function nearMisses(token: string, prefix: string): NearMiss[] {
  * but one character of the real token.
  */
 export function maskInPart(value: string, prefix: string): string {
-  const head = value.toLowerCase().startsWith(`${prefix.toLowerCase()}_`) ? value.slice(0, prefix.length + 1) : "";
+  const head = value.toLowerCase().startsWith(`${prefix.toLowerCase()}_`)
+    ? value.slice(0, prefix.length + 1)
+    : "";
   const rest = [...value.slice(head.length)];
   if (rest.length <= 8) return `${head}${"•".repeat(rest.length)}`;
   return `${head}${rest.slice(0, 3).join("")}…(${rest.length - 6} hidden)…${rest.slice(-3).join("")}`;

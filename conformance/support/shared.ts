@@ -46,6 +46,10 @@ export class SharedData {
   readonly corsErrors = new Once<readonly HttpExchange[]>();
   /** The rate-limit burst the final phase's checks read (ratelimit.ts). */
   readonly burst = new Once<Burst>();
+  /** The burst of refused requests (ratelimit.counts-failures), with a token of its own. */
+  readonly failureBurst = new Once<Burst>();
+  /** What the rate limit reads as counting (ratelimit.scope), once it could be told. */
+  rateScope: "token" | "organization" | "address" | undefined;
 }
 
 /**

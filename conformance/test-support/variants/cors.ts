@@ -62,6 +62,21 @@ export const preflightWithoutPutPatchDelete: Variant = {
     }),
 };
 
+// A MUST on every answer of its kind (issue 16, class 3).
+export const corsMissingOnCreations: Variant = {
+  id: "cors-missing-on-creations",
+  kind: "violation",
+  area: "cors",
+  description: "creations (POST answered 200 or 201) carry no Access-Control-Allow-Origin; reads do",
+  expectFailing: ["run.cors-success"],
+  build: (env) =>
+    plain(env, {
+      response(res, req) {
+        if (req.method === "POST" && is2xx(res)) delete res.headers["access-control-allow-origin"];
+      },
+    }),
+};
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const corsEchoOrigin: Variant = {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { Decimal } from "decimal.js";
 import {
   archiveContacts,
+  CONTACTS,
   EXPENSES,
   isObject,
   type Json,
@@ -165,6 +166,42 @@ export const totalsOffByACent: Variant = {
             : item,
         "lists",
       ),
+    ),
+};
+
+// What was not sent, and what must not be there (issue 16, class 2).
+export const timestampsLocalTime: Variant = {
+  id: "timestamps-local-time",
+  kind: "violation",
+  area: "formats",
+  description:
+    "createdAt and updatedAt are the server's local time (UTC-5) written with a Z: well-formed, five hours off",
+  expectFailing: ["run.created-timestamps"],
+  build: (env) =>
+    plain(
+      env,
+      mapResources((item) => {
+        const out = { ...item };
+        for (const f of ["createdAt", "updatedAt"]) {
+          const v = out[f];
+          if (typeof v === "string" && TIMESTAMP.test(v))
+            out[f] = new Date(Date.parse(v) - 5 * 3_600_000).toISOString();
+        }
+        return out;
+      }),
+    ),
+};
+
+export const contactsCarryStatus: Variant = {
+  id: "contacts-carry-status",
+  kind: "violation",
+  area: "formats",
+  description: 'contacts carry a status ("ACTIVE"), which §3 says they have not',
+  expectFailing: ["resources.contacts", "contacts.create-response"],
+  build: (env) =>
+    plain(
+      env,
+      mapResources((item, req) => (req.path === CONTACTS ? { ...item, status: "ACTIVE" } : item)),
     ),
 };
 

@@ -336,6 +336,45 @@ export const nameLimitInBytes: Variant = {
     }),
 };
 
+// What was not sent reads back as nothing (issue 16, class 2).
+export const unsentFieldsAsNone: Variant = {
+  id: "unsent-fields-as-none",
+  kind: "violation",
+  area: "input",
+  description:
+    'a contact\'s optional fields not sent read back as the text "None" (a null turned into a string)',
+  expectFailing: ["contacts.created-listed", "contacts.create-response"],
+  build: (env) =>
+    plain(
+      env,
+      mapResources((item, req) =>
+        req.path === CONTACTS
+          ? Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v === null ? "None" : v]))
+          : item,
+      ),
+    ),
+};
+
+export const unsentPhoneFromLastContact: Variant = {
+  id: "unsent-phone-from-last-contact",
+  kind: "violation",
+  area: "input",
+  description:
+    "a contact created without a phone gets the phone of the last contact created with one (state left over between requests)",
+  expectFailing: ["contacts.create-response", "contacts.created-listed"],
+  build: (env) => {
+    let last: unknown;
+    return plain(
+      env,
+      mapRequestJson((body, req) => {
+        if (req.path !== CONTACTS) return body;
+        if (body.phone !== undefined) last = body.phone;
+        return body.phone === undefined && last !== undefined ? { ...body, phone: last } : body;
+      }),
+    );
+  },
+};
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const unknownBodyFieldsIgnored: Variant = {

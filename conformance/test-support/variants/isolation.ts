@@ -190,6 +190,35 @@ export const expensesOfEveryOrganization: Variant = {
   },
 };
 
+// No answer carries another organization's data, errors included (issue 16, class 2).
+export const duplicateSkuNamesOtherOrg: Variant = {
+  id: "duplicate-sku-names-other-org",
+  kind: "violation",
+  area: "isolation",
+  description:
+    "skus are unique across organizations, and the refusal names the product that holds the sku in the other organization",
+  expectFailing: ["run.no-foreign-data"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      readBody: true,
+      request(req) {
+        const org = req.token?.organization;
+        const body = req.body === undefined ? undefined : parseJson(req.body);
+        const sku = isObject(body) ? body.sku : undefined;
+        if (req.method !== "POST" || req.path !== PRODUCTS || org === undefined || typeof sku !== "string")
+          return undefined;
+        for (const other of reference.store.organizations()) {
+          const taken = other.id === org ? undefined : reference.store.productBySku(other.id, sku);
+          if (taken !== undefined)
+            return errorReply(400, "invalid_request", `sku ${sku} is already used by "${taken.name}"`);
+        }
+        return undefined;
+      },
+    });
+  },
+};
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const skuUniqueAcrossOrgs: Variant = {

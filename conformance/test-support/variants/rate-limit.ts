@@ -2,37 +2,79 @@ import type { ManualClock } from "../../../src/model/clock.js";
 import {
   dropHeader,
   errorReply,
+  type Incoming,
   type Layer,
   mapError,
   plain,
   retarget,
   type Variant,
+  type VariantEnv,
   wrap,
 } from "./harness.js";
 
 /** Variants of the rate limit (§8). */
 
-/** A rate limiter in front of the reference: a fixed window per client address (spec-gaps #21). */
-function perAddressLimiter(limit: number, windowMs: number, clock: ManualClock): Layer {
-  const counts = new Map<string, { window: number; count: number }>();
+/** How a limiter in front of the reference counts: per what key, which answers, how many times each. */
+interface Counting {
+  /** The budget a request counts toward (its client address, its token, its organization). */
+  key: (req: Incoming) => string;
+  /** Counts a request only once answered, and only if this holds of its status (default: every request, at once). */
+  counts?: (status: number) => boolean;
+  /** How many times each request counts (default 1). */
+  weight?: number;
+  /** Fixed windows (a count that resets at each multiple of the window) rather than a rolling one. */
+  fixed?: boolean;
+}
+
+/**
+ * A rate limiter in front of the reference (its own limit set out of reach): `limit` requests in any
+ * rolling window (or fixed one), counted as `counting` says; beyond it, 429 rate_limited with
+ * Retry-After.
+ */
+function limiter(limit: number, windowMs: number, clock: ManualClock, counting: Counting): Layer {
+  const logs = new Map<string, number[]>();
+  const recent = (key: string, now: number): number[] => {
+    const start = counting.fixed === true ? Math.floor(now / windowMs) * windowMs - 1 : now - windowMs;
+    const kept = (logs.get(key) ?? []).filter((t) => t > start);
+    logs.set(key, kept);
+    return kept;
+  };
+  const count = (key: string): void => {
+    const now = clock.now().getTime();
+    for (let i = 0; i < (counting.weight ?? 1); i += 1) recent(key, now).push(now);
+  };
   return {
     request(req) {
       if (req.method === "OPTIONS") return undefined;
       const now = clock.now().getTime();
-      const window = Math.floor(now / windowMs);
-      const entry = counts.get(req.address);
-      const current = entry !== undefined && entry.window === window ? entry : { window, count: 0 };
-      current.count += 1;
-      counts.set(req.address, current);
-      if (current.count <= limit) return undefined;
-      const retry = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
-      return {
-        ...errorReply(429, "rate_limited", "Too many requests from this address"),
-        headers: { "retry-after": String(retry) },
-      };
+      const log = recent(counting.key(req), now);
+      if (log.length >= limit) {
+        const retry = Math.max(1, Math.ceil(((log[0] ?? now) + windowMs - now) / 1000));
+        return {
+          ...errorReply(429, "rate_limited", "Too many requests"),
+          headers: { "retry-after": String(retry) },
+        };
+      }
+      if (counting.counts === undefined) count(counting.key(req));
+      return undefined;
+    },
+    response(res, req) {
+      if (req.method !== "OPTIONS" && counting.counts?.(res.status) === true) count(counting.key(req));
     },
   };
 }
+
+const byAddress = (req: Incoming): string => req.address;
+const byToken = (req: Incoming): string => req.token?.label ?? `address ${req.address}`;
+const byOrganization = (req: Incoming): string => req.token?.organization ?? `address ${req.address}`;
+
+/** The reference behind a limiter of §8's limit counting as `counting` says, its own headers dropped. */
+const limitedBy = (counting: Counting) => async (env: VariantEnv) =>
+  wrap(
+    await env.reference({ rateLimit: 1_000_000_000 }),
+    limiter(env.rateLimit, env.windowMs, env.clock, counting),
+    dropHeader("ratelimit", "ratelimit-policy"),
+  );
 
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
@@ -91,6 +133,26 @@ export const rateLimitNeverLifts: Variant = {
   },
 };
 
+// §8: every request with a valid token counts, once, whatever its outcome (issue 16, class 3).
+export const rateLimitCountsSuccessesOnly: Variant = {
+  id: "rate-limit-counts-successes-only",
+  kind: "violation",
+  area: "rate-limit",
+  description:
+    "the rate limit counts only the requests it answers with success: a token may send refused requests without end",
+  expectFailing: ["ratelimit.counts-failures"],
+  build: limitedBy({ key: byToken, counts: (status) => status >= 200 && status < 300 }),
+};
+
+export const rateLimitCountsTwice: Variant = {
+  id: "rate-limit-counts-twice",
+  kind: "violation",
+  area: "rate-limit",
+  description: "the rate limit counts each request twice: a token is refused after half its 100 a minute",
+  expectFailing: ["ratelimit.not-early"],
+  build: limitedBy({ key: byToken, weight: 2 }),
+};
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const noRateLimitHeaders: Variant = {
@@ -107,10 +169,14 @@ export const rateLimitPerAddress: Variant = {
   kind: "benign",
   area: "rate-limit",
   description: "the rate limit counts per client address, in fixed windows, without rate-limit headers",
-  build: async (env) =>
-    wrap(
-      await env.reference({ rateLimit: 1_000_000_000 }),
-      perAddressLimiter(env.rateLimit, env.windowMs, env.clock),
-      dropHeader("ratelimit", "ratelimit-policy"),
-    ),
+  build: limitedBy({ key: byAddress, fixed: true }),
+};
+
+export const rateLimitPerOrganization: Variant = {
+  id: "rate-limit-per-organization",
+  kind: "benign",
+  area: "rate-limit",
+  description:
+    "the rate limit counts each organization's tokens together (requests without a token per address), without rate-limit headers",
+  build: limitedBy({ key: byOrganization }),
 };

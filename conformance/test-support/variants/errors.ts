@@ -1,8 +1,10 @@
 import {
   errorOf,
   errorReply,
+  type Incoming,
   INVOICES,
   isObject,
+  type Layer,
   LIST_PATHS,
   mapError,
   mapJsonBody,
@@ -18,6 +20,42 @@ import {
 function isJson(bytes: Buffer): boolean {
   return parseJson(bytes) !== undefined || bytes.toString("utf8").trim() === "null";
 }
+
+/** The text of the first JSON object in `text`, if it starts with one (the rest left unread). */
+function firstObject(text: string): string | undefined {
+  const start = text.indexOf("{");
+  let depth = 0;
+  let inString = false;
+  for (let i = start; start !== -1 && i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") depth += 1;
+    else if (c === "}" && --depth === 0) return text.slice(start, i + 1);
+  }
+  return undefined;
+}
+
+/** Rewrites a POST body the reference would refuse into one it takes, as a lenient parser reads it. */
+const readLeniently = (read: (text: string) => unknown): Layer => ({
+  readBody: true,
+  request(req) {
+    if (req.method !== "POST" || req.body === undefined || isJson(req.body)) return undefined;
+    const value = read(req.body.toString("utf8"));
+    if (isObject(value)) req.body = Buffer.from(JSON.stringify(value));
+    return undefined;
+  },
+});
+
+const tryParse = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
 
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
@@ -212,6 +250,110 @@ export const unversionedAlias: Variant = {
       request(req) {
         if (/^\/api\/(contacts|products|invoices|expenses)$/.test(req.path))
           req.path = req.path.replace("/api/", "/api/v1/");
+        return undefined;
+      },
+    }),
+};
+
+// Bodies that are not JSON, or not the object asked for, read by a lenient parser (issue 16, class 7).
+export const jsonParsedLeniently: Variant = {
+  id: "json-parsed-leniently",
+  kind: "violation",
+  area: "errors",
+  description:
+    "bodies are read by a lenient JSON5-like parser: comments, trailing commas, single quotes and unquoted keys are taken",
+  expectFailing: ["errors.malformed-json"],
+  build: (env) =>
+    plain(
+      env,
+      readLeniently((text) =>
+        tryParse(
+          text
+            .replace(/\/\*[\s\S]*?\*\//g, "")
+            .replace(/\/\/[^\n]*\n/g, "")
+            .replace(/,\s*}/g, "}")
+            .replace(/'/g, '"')
+            .replace(/([{,]\s*)([A-Za-z_]\w*)\s*:/g, '$1"$2":'),
+        ),
+      ),
+    ),
+};
+
+export const jsonNanAccepted: Variant = {
+  id: "json-nan-accepted",
+  kind: "violation",
+  area: "errors",
+  description:
+    "a unitPrice of NaN, Infinity or past the float range is taken, as Python's json module reads them (stored as 0 and the largest price)",
+  expectFailing: ["errors.malformed-json"],
+  build: (env) =>
+    plain(
+      env,
+      readLeniently((text) =>
+        tryParse(text.replace(/-?Infinity|\b1e309\b/g, "999999999999.9999").replace(/\bNaN\b/g, "0")),
+      ),
+    ),
+};
+
+export const jsonFirstValueOnly: Variant = {
+  id: "json-first-value-only",
+  kind: "violation",
+  area: "errors",
+  description:
+    "a body is read as its first JSON value and the rest ignored (a streaming decoder): {…} x and {…}{…} create the first object",
+  expectFailing: ["errors.malformed-json"],
+  build: (env) =>
+    plain(
+      env,
+      readLeniently((text) => tryParse(firstObject(text) ?? "")),
+    ),
+};
+
+export const jsonStoredThenRefused: Variant = {
+  id: "json-stored-then-refused",
+  kind: "violation",
+  area: "errors",
+  description:
+    "a body with more after its JSON object is stored first and checked after: the answer is 400, but the record stays",
+  expectFailing: ["errors.malformed-json"],
+  build: (env) => {
+    const refused = new WeakSet<Incoming>();
+    return plain(env, {
+      readBody: true,
+      request(req) {
+        if (req.method !== "POST" || req.body === undefined || isJson(req.body)) return undefined;
+        const first = firstObject(req.body.toString("utf8"));
+        if (first === undefined || !isObject(tryParse(first))) return undefined;
+        refused.add(req);
+        req.body = Buffer.from(first);
+        return undefined;
+      },
+      response(res, req) {
+        if (!refused.has(req) || res.status >= 300) return;
+        res.status = 400;
+        setJson(res, { error: { code: "invalid_request", message: "Unexpected data after the JSON value" } });
+      },
+    });
+  },
+};
+
+export const jsonUnwrapped: Variant = {
+  id: "json-unwrapped",
+  kind: "violation",
+  area: "errors",
+  description:
+    'a body that is not an object is unwrapped to the object it holds: [{…}], a JSON string of {…}, and {"data": {…}} create that object',
+  expectFailing: ["errors.non-object-json"],
+  build: (env) =>
+    plain(env, {
+      readBody: true,
+      request(req) {
+        if (req.method !== "POST" || req.body === undefined) return undefined;
+        let value = parseJson(req.body);
+        if (typeof value === "string") value = tryParse(value);
+        if (Array.isArray(value)) value = value[0];
+        if (isObject(value) && Object.keys(value).length === 1 && isObject(value.data)) value = value.data;
+        if (isObject(value)) req.body = Buffer.from(JSON.stringify(value));
         return undefined;
       },
     }),

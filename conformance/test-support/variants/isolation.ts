@@ -4,10 +4,12 @@ import type { PageQuery } from "../../../src/store/store.js";
 import {
   CONTACTS,
   errorReply,
+  is2xx,
   isList,
   isObject,
   jsonOf,
   parseJson,
+  plain,
   PRODUCTS,
   tokenByLabel,
   useToken,
@@ -214,6 +216,29 @@ export const duplicateSkuNamesOtherOrg: Variant = {
             return errorReply(400, "invalid_request", `sku ${sku} is already used by "${taken.name}"`);
         }
         return undefined;
+      },
+    });
+  },
+};
+
+// Stateful bugs a fixed check catches in every run (issue 16, class 6).
+export const listCacheWithoutOrg: Variant = {
+  id: "list-cache-without-org",
+  kind: "violation",
+  area: "isolation",
+  description:
+    "list answers are cached by URL, without the organization, and the cache is emptied by every creation: the same list read right after another organization's gets that organization's records",
+  expectFailing: ["isolation.cache"],
+  build: (env) => {
+    const cache = new Map<string, Buffer>();
+    return plain(env, {
+      response(res, req) {
+        if (req.method === "POST" && is2xx(res)) cache.clear();
+        if (!isList(req) || res.status !== 200) return;
+        const key = `${req.path}?${req.query.toString()}`;
+        const hit = cache.get(key);
+        if (hit === undefined) cache.set(key, res.body);
+        else res.body = hit;
       },
     });
   },

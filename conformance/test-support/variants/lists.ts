@@ -237,6 +237,38 @@ export const limit200Refused: Variant = {
     }),
 };
 
+// Stateful bugs a fixed check catches in every run (issue 16, class 6).
+export const filterAfterLimit: Variant = {
+  id: "filter-after-limit",
+  kind: "violation",
+  area: "lists",
+  description:
+    "the type and status filters are applied to the page the limit has already cut: type=SUPPLIER&limit=5 keeps the suppliers among the 5 newest contacts",
+  expectFailing: ["lists.filter-before-limit"],
+  build: (env) => {
+    const asked = new WeakMap<Incoming, { field: string; value: string }>();
+    return plain(env, {
+      request(req) {
+        const field = req.query.has("type") ? "type" : req.query.has("status") ? "status" : undefined;
+        const value = field === undefined ? null : req.query.get(field);
+        if (!isList(req) || field === undefined || value === null) return undefined;
+        asked.set(req, { field, value });
+        req.query.delete(field);
+        return undefined;
+      },
+      response(res, req) {
+        const filter = asked.get(req);
+        const body = jsonOf(res);
+        if (filter === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data))
+          return;
+        setJson(res, {
+          data: body.data.filter((i: unknown) => isObject(i) && i[filter.field] === filter.value),
+        });
+      },
+    });
+  },
+};
+
 // SHOULD rules: violations only under --strict.
 export const listsOldestFirst: Variant = {
   id: "lists-oldest-first",

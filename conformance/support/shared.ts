@@ -1,6 +1,7 @@
 import type { HttpExchange } from "../types.js";
 import type { ProductDraft } from "./arbitraries.js";
 import type { JsonObject } from "./assert.js";
+import type { FormOutcome } from "./coverage.js";
 import type { BeforeSupport, ContactVariant, Created, CreatedProduct, ProductVariant } from "./data.js";
 
 /**
@@ -28,6 +29,9 @@ export class SharedData {
   readonly listedContacts = new Memo<ContactVariant, ListedContact>();
   /** Each reference product as organization 0's list shows it. */
   readonly listedProducts = new Memo<ProductVariant, ListedProduct>();
+
+  // ---- the coverage phase: each input's forms, judged by its MUST check and shown by its PROBE ----
+  readonly coverage = new Memo<string, FormOutcome[]>();
 
   // ---- experiments a PROBE and its REFERENCE both judge ----
   /** contacts.astral-length and contacts.reference-astral. */

@@ -2,7 +2,8 @@ import type { Check } from "../types.js";
 import { authChecks } from "./auth.js";
 import { contactChecks } from "./contacts.js";
 import { corsChecks } from "./cors.js";
-import { coverageChecksAll } from "./coverage.js";
+import { coverageBodyChecks } from "./coverage-bodies.js";
+import { coverageQueryChecks } from "./coverage.js";
 import { envelopeChecks } from "./envelope.js";
 import { errorChecks } from "./errors.js";
 import { isolationChecks } from "./isolation.js";
@@ -32,7 +33,9 @@ const main: readonly Check[] = [
  * The coverage phase, first: every input's legal forms and illegal neighbours (checks/coverage.ts),
  * sent before the other checks add records, in the order of its inputs.
  */
-const coveragePhase: readonly Check[] = coverageChecksAll.map((c): Check => ({ ...c, phase: "coverage" }));
+const coveragePhase: readonly Check[] = [...coverageQueryChecks, ...coverageBodyChecks].map(
+  (c): Check => ({ ...c, phase: "coverage" }),
+);
 
 /**
  * The final phase, in this order, after every other check: the rate-limit checks exhaust the limit

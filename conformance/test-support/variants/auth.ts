@@ -1,5 +1,5 @@
 import type { Organization } from "../../../src/model/records.js";
-import type { ManifestToken } from "../../../src/store/fixtures/manifest.js";
+import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import type { Reference } from "../../../src/entry/reference.js";
 import {
   CONTACTS,
@@ -297,6 +297,61 @@ export const writeImpliesRead: Variant = {
   },
 };
 
+// Authorization in forms that only begin or end like `Bearer <token>` (issue 16, class 1).
+
+/** The Authorization header's value, split on white space. */
+const words = (req: Incoming): string[] => (req.headers.authorization ?? "").trim().split(/\s+/);
+
+export const bearerSecondWord: Variant = {
+  id: "bearer-second-word",
+  kind: "violation",
+  area: "auth",
+  description:
+    "the token is read as the second word of Authorization, whatever follows it: Bearer <token> junk is accepted",
+  expectFailing: ["coverage.authorization"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        const [scheme, token] = words(req);
+        const known = reference.manifest.tokens.find((t) => t.token === token);
+        if (scheme?.toLowerCase() === "bearer" && known !== undefined) useToken(req, known);
+        return undefined;
+      },
+    });
+  },
+};
+
+export const bearerSchemeStripped: Variant = {
+  id: "bearer-scheme-stripped",
+  kind: "violation",
+  area: "auth",
+  description:
+    'the token is what is left once "Bearer " is taken off the front of Authorization, if it is there: a bare token is accepted',
+  expectFailing: ["coverage.authorization"],
+  build: async (env) => {
+    const reference = await env.reference();
+    return wrap(reference, {
+      request(req) {
+        const known = reference.manifest.tokens.find(
+          (t) => t.token === (req.headers.authorization ?? "").replace(/^Bearer /, ""),
+        );
+        if (known !== undefined) useToken(req, known);
+        return undefined;
+      },
+    });
+  },
+};
+
+/**
+ * Test tokens numbered in sequence (`acct_000…001`, `acct_000…002`): one character changed in one is
+ * another. The kit is given them, and a layer maps each to the reference's own token.
+ */
+const sequential = (manifest: TokenManifest): Map<string, string> =>
+  new Map(
+    manifest.tokens.map((t, i) => [`${manifest.tokenPrefix}_${String(i + 1).padStart(40, "0")}`, t.token]),
+  );
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const bearerCaseSensitive: Variant = {
@@ -317,6 +372,47 @@ export const bearerCaseSensitive: Variant = {
       },
       dropHeader("www-authenticate"),
     ),
+};
+
+export const bearerSeveralSpaces: Variant = {
+  id: "bearer-several-spaces",
+  kind: "benign",
+  area: "auth",
+  description: "Bearer and the token may be apart by several spaces or a tab (RFC 6750 allows 1*SP)",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const [scheme, token, ...rest] = words(req);
+        if (scheme?.toLowerCase() === "bearer" && token !== undefined && rest.length === 0)
+          req.headers.authorization = `Bearer ${token}`;
+        return undefined;
+      },
+    }),
+};
+
+export const sequentialTokens: Variant = {
+  id: "sequential-tokens",
+  kind: "benign",
+  area: "auth",
+  description:
+    "the manifest's tokens are numbered in sequence, so that a token with its last character changed is another valid token (a near miss must not be sent as invalid)",
+  manifest: (m) => {
+    const numbered = [...sequential(m).keys()];
+    return { ...m, tokens: m.tokens.map((t, i) => ({ ...t, token: numbered[i] ?? t.token })) };
+  },
+  build: async (env) => {
+    const reference = await env.reference();
+    const real = sequential(reference.manifest);
+    return wrap(reference, {
+      request(req) {
+        const [scheme, token, ...rest] = (req.headers.authorization ?? "").split(" ");
+        const mapped = token === undefined ? undefined : real.get(token);
+        if (scheme !== undefined && mapped !== undefined)
+          req.headers.authorization = [scheme, mapped, ...rest].join(" ");
+        return undefined;
+      },
+    });
+  },
 };
 
 export const validationBeforeScope: Variant = {

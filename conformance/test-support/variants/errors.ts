@@ -359,7 +359,57 @@ export const jsonUnwrapped: Variant = {
     }),
 };
 
+// Headers in forms beyond the canonical one (issue 16, class 1).
+export const contentTypeExactMatch: Variant = {
+  id: "content-type-exact-match",
+  kind: "violation",
+  area: "errors",
+  description:
+    "a POST is taken only when Content-Type is exactly application/json: application/json; charset=utf-8 (what many clients send) gets 400",
+  expectFailing: ["coverage.content-type"],
+  build: (env) =>
+    plain(env, {
+      request: (req) =>
+        req.method === "POST" && req.token !== undefined && req.headers["content-type"] !== "application/json"
+          ? errorReply(400, "invalid_request", "Content-Type must be application/json")
+          : undefined,
+    }),
+};
+
+export const acceptJsonOnly: Variant = {
+  id: "accept-json-only",
+  kind: "violation",
+  area: "errors",
+  description:
+    "an Accept is met only when it is */* or names application/json: application/* (which admits JSON) gets 406",
+  expectFailing: ["coverage.accept"],
+  build: (env) =>
+    plain(env, {
+      request: (req) =>
+        req.headers.accept !== undefined &&
+        req.headers.accept !== "*/*" &&
+        !req.headers.accept.includes("application/json")
+          ? { status: 406, json: { error: { code: "not_acceptable", message: "Only application/json" } } }
+          : undefined,
+    }),
+};
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
+
+export const acceptNegotiated: Variant = {
+  id: "accept-negotiated",
+  kind: "benign",
+  area: "errors",
+  description: "an Accept that admits no JSON (text/html, application/xml) gets 406 in the error envelope",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const accept = req.headers.accept;
+        if (accept === undefined || /json|\*\/\*|application\/\*/.test(accept)) return undefined;
+        return { status: 406, json: { error: { code: "not_acceptable", message: "This API answers JSON" } } };
+      },
+    }),
+};
 
 export const methodNotAllowed405: Variant = {
   id: "method-not-allowed-405",

@@ -83,6 +83,8 @@ export interface Variant {
   strict?: boolean;
   /** Also run the slow checks (ratelimit.retry-after waits one window: cheap at WINDOW_MS). */
   slow?: boolean;
+  /** The manifest the kit is given, from the references' own (tokens the variant accepts in their stead). */
+  manifest?: (manifest: TokenManifest) => TokenManifest;
   /**
    * A violation the kit misses, or a legal variant it fails, today: the kit's gap, as reported to its
    * authors. The tests expect that wrong verdict, so that the day the kit is fixed they say so and the
@@ -556,7 +558,7 @@ export async function runVariant(variant: Variant, settings: RunSettings = {}): 
   try {
     const report = await runConformance({
       baseUrl: target.baseUrl,
-      manifest: settings.manifest?.(target.manifest) ?? target.manifest,
+      manifest: (settings.manifest ?? variant.manifest ?? ((m: TokenManifest) => m))(target.manifest),
       profile: settings.profile ?? "spec",
       strict: settings.strict ?? variant.strict ?? false,
       slow: settings.slow ?? variant.slow ?? false,

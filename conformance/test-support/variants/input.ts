@@ -375,6 +375,118 @@ export const unsentPhoneFromLastContact: Variant = {
   },
 };
 
+// Forms beyond the canonical one (issue 16, class 1): the coverage phase catches each.
+
+/** Every string of a contact or product body through `fn`, before the reference reads it. */
+const mapBodyStrings = (fn: (value: string, field: string) => string | undefined): Layer =>
+  mapRequestJson((body) =>
+    Object.fromEntries(
+      Object.entries(body).flatMap(([k, v]) => {
+        if (typeof v !== "string") return [[k, v]];
+        const out = fn(v, k);
+        return out === undefined ? [] : [[k, out]];
+      }),
+    ),
+  );
+
+export const unitPriceFloat32: Variant = {
+  id: "unit-price-float32",
+  kind: "violation",
+  area: "input",
+  description:
+    "unitPrice is kept in a 32-bit float: 99999.99 reads back 99999.9922, 999999.9999 as 1000000.0000",
+  expectFailing: ["coverage.product-fields", "products.unit-price-round-trip"],
+  build: (env) =>
+    plain(
+      env,
+      mapPriceText((p) => new Decimal(Math.fround(p.toNumber())).toDecimalPlaces(4)),
+    ),
+};
+
+export const textHtmlEscaped: Variant = {
+  id: "text-html-escaped",
+  kind: "violation",
+  area: "input",
+  description:
+    "text is kept HTML-escaped (<b> as &lt;b&gt;, quotes as &quot;): a name with markup reads back otherwise",
+  expectFailing: ["coverage.contact-fields", "coverage.product-fields"],
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v, field) =>
+        ["name", "description", "address"].includes(field)
+          ? v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+          : v,
+      ),
+    ),
+};
+
+export const astralCharactersDropped: Variant = {
+  id: "astral-characters-dropped",
+  kind: "violation",
+  area: "input",
+  description:
+    "characters outside the Basic Multilingual Plane (emoji) are dropped on the way to storage, as a 3-byte UTF-8 column does",
+  expectFailing: ["coverage.contact-fields", "coverage.product-fields"],
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v) => v.replace(/[\u{10000}-\u{10FFFF}]/gu, "")),
+    ),
+};
+
+export const emailPrefixRegex: Variant = {
+  id: "email-prefix-regex",
+  kind: "violation",
+  area: "input",
+  description:
+    "e-mails are checked by a pattern anchored at the start only: a valid address followed by junk, a line break or a second address is taken (as its valid start)",
+  expectFailing: ["coverage.contact-fields"],
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v, field) =>
+        field === "email" ? (/^[^@\s,]+@[^@\s,]+\.[a-z]+/i.exec(v)?.[0] ?? v) : v,
+      ),
+    ),
+};
+
+export const enumPrefixMatch: Variant = {
+  id: "enum-prefix-match",
+  kind: "violation",
+  area: "input",
+  description:
+    "type is checked with startsWith: CLIENTX and CLIENT,SUPPLIER are taken as CLIENT, PRODUCTX as PRODUCT",
+  expectFailing: ["coverage.contact-fields", "coverage.product-fields"],
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v, field) =>
+        field === "type"
+          ? (["CLIENT", "SUPPLIER", "BOTH", "PRODUCT", "SERVICE"].find((e) => v.startsWith(e)) ?? v)
+          : v,
+      ),
+    ),
+};
+
+export const lengthIgnoresSpaces: Variant = {
+  id: "length-ignores-spaces",
+  kind: "violation",
+  area: "input",
+  description:
+    "a name's length is counted without its spaces: 201 characters with spaces in them are taken (and cut to 200)",
+  expectFailing: ["coverage.contact-fields"],
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v, field) =>
+        field === "name" && codePoints(v) > 200 && codePoints(v.replace(/ /g, "")) <= 200
+          ? [...v].slice(0, 200).join("")
+          : v,
+      ),
+    ),
+};
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const unknownBodyFieldsIgnored: Variant = {
@@ -389,6 +501,31 @@ export const unknownBodyFieldsIgnored: Variant = {
         const known = BODY_FIELDS[req.path] ?? [];
         return Object.fromEntries(Object.entries(body).filter(([k]) => known.includes(k)));
       }),
+    ),
+};
+
+export const textTrimmed: Variant = {
+  id: "text-trimmed",
+  kind: "benign",
+  area: "input",
+  description:
+    "outer white space of every string is trimmed before it is checked and kept (as Django REST framework's CharField does)",
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v) => v.trim()),
+    ),
+};
+
+export const emailLowerCased: Variant = {
+  id: "email-lower-cased",
+  kind: "benign",
+  area: "input",
+  description: "e-mail addresses are kept lower-cased",
+  build: (env) =>
+    plain(
+      env,
+      mapBodyStrings((v, field) => (field === "email" ? v.toLowerCase() : v)),
     ),
 };
 

@@ -10,6 +10,7 @@ import {
   isList,
   isObject,
   jsonOf,
+  type Layer,
   mapJsonBody,
   plain,
   PRODUCTS,
@@ -269,6 +270,67 @@ export const filterAfterLimit: Variant = {
   },
 };
 
+// Forms of before and of the filters beyond the canonical one (issue 16, class 1).
+
+/** Rewrites `before` before the reference reads it. */
+const mapBefore = (fn: (before: string) => string): Layer => ({
+  request(req) {
+    const before = req.query.get("before");
+    if (isList(req) && before !== null) req.query.set("before", fn(before));
+    return undefined;
+  },
+});
+
+export const beforeIgnoresOffset: Variant = {
+  id: "before-ignores-offset",
+  kind: "violation",
+  area: "lists",
+  description:
+    "before's zone offset is dropped: 2026-10-30T05:30:00+05:30 is read as 05:30 UTC, five and a half hours late",
+  expectFailing: ["coverage.before"],
+  build: (env) =>
+    plain(
+      env,
+      mapBefore((b) => b.replace(/[+-]\d{2}:\d{2}$/, "Z")),
+    ),
+};
+
+export const beforeDateInLocalTime: Variant = {
+  id: "before-date-in-local-time",
+  kind: "violation",
+  area: "lists",
+  description: "a before given as a date alone is read as midnight in the server's zone (UTC-5), not UTC",
+  expectFailing: ["coverage.before"],
+  build: (env) =>
+    plain(
+      env,
+      mapBefore((b) => (/^\d{4}-\d{2}-\d{2}$/.test(b) ? `${b}T05:00:00.000Z` : b)),
+    ),
+};
+
+export const filterPrefixMatch: Variant = {
+  id: "filter-prefix-match",
+  kind: "violation",
+  area: "lists",
+  description:
+    "a filter value matches the values it begins: type=CLIEN lists the clients, status=PAI the paid invoices",
+  expectFailing: ["coverage.filters"],
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        for (const [param, values] of [
+          ["type", ["CLIENT", "SUPPLIER", "BOTH"]],
+          ["status", ["DRAFT", "SENT", "PAID", "OVERDUE", "VOIDED", "APPROVED", "REJECTED"]],
+        ] as const) {
+          const value = req.query.get(param);
+          const full = value === null || value === "" ? undefined : values.find((v) => v.startsWith(value));
+          if (isList(req) && full !== undefined) req.query.set(param, full);
+        }
+        return undefined;
+      },
+    }),
+};
+
 // SHOULD rules: violations only under --strict.
 export const listsOldestFirst: Variant = {
   id: "lists-oldest-first",
@@ -392,6 +454,41 @@ export const typeFilterIncludesBoth: Variant = {
       },
     });
   },
+};
+
+export const beforeLenientForms: Variant = {
+  id: "before-lenient-forms",
+  kind: "benign",
+  area: "lists",
+  description:
+    "before is read by a lenient parser: a space for T, lower-case t and z, the basic format and a time without zone (as UTC) are all taken",
+  build: (env) =>
+    plain(
+      env,
+      mapBefore((b) => {
+        const basic = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(b);
+        const text =
+          basic === null ? b : `${basic[1]}-${basic[2]}-${basic[3]}T${basic[4]}:${basic[5]}:${basic[6]}Z`;
+        const iso = text.replace(" ", "T").replace(/t/, "T").replace(/z$/, "Z");
+        return /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(iso) ? `${iso}Z` : iso;
+      }),
+    ),
+};
+
+export const limitParsedLeniently: Variant = {
+  id: "limit-parsed-leniently",
+  kind: "benign",
+  area: "lists",
+  description: "limit is read by its leading digits (parseInt): 050 is 50, +5 and ' 5' are 5, 5abc is 5",
+  build: (env) =>
+    plain(env, {
+      request(req) {
+        const values = req.query.getAll("limit");
+        const n = values.length === 1 ? Number.parseInt(values[0] ?? "", 10) : Number.NaN;
+        if (isList(req) && n >= 1 && n <= 200) req.query.set("limit", String(n));
+        return undefined;
+      },
+    }),
 };
 
 export const beforeRollingOutStrictParams: Variant = {

@@ -10,6 +10,7 @@ import {
   isList,
   isObject,
   jsonOf,
+  type Handler,
   type Layer,
   mapJsonBody,
   plain,
@@ -17,6 +18,7 @@ import {
   setJson,
   TIMESTAMP,
   type Variant,
+  type VariantEnv,
   wrap,
 } from "./harness.js";
 
@@ -108,29 +110,46 @@ export const statusFilterIgnored: Variant = {
     }),
 };
 
+/**
+ * Contacts lists asked for more than 200 items answered from the store with up to `cap` of them (a
+ * type filter kept), as a server with another page maximum would.
+ */
+async function pagesUpTo(env: VariantEnv, cap: number, archived: number): Promise<Handler> {
+  const reference = await env.reference();
+  if (archived > 0) archiveContacts(reference, "org_lumiere", archived);
+  return wrap(reference, {
+    request(req) {
+      const limit = Number(req.query.get("limit"));
+      const org = req.token?.organization;
+      if (!isList(req) || req.path !== CONTACTS || !(limit > 200) || org === undefined) return undefined;
+      if (req.token?.state !== "active" || !req.token.scopes.includes("contacts:read")) return undefined;
+      const type = req.query.get("type");
+      const items = reference.store
+        .listContacts(org, { limit: Math.min(Math.floor(limit), cap) })
+        .filter((c) => type === null || c.type === type);
+      return { status: 200, json: { data: items.map(toContact) } };
+    },
+  });
+}
+
 export const pageCap250: Variant = {
   id: "page-cap-250",
   kind: "violation",
   area: "lists",
   description: "the page size is capped at 250 instead of 200 (an organization with 274 contacts)",
   expectFailing: ["lists.page-max", "lists.limit-out-of-range"],
-  build: async (env) => {
-    const reference = await env.reference();
-    archiveContacts(reference, "org_lumiere", 250);
-    return wrap(reference, {
-      request(req) {
-        const limit = Number(req.query.get("limit"));
-        const org = req.token?.organization;
-        if (!isList(req) || req.path !== CONTACTS || !(limit > 200) || org === undefined) return undefined;
-        if (req.token?.state !== "active" || !req.token.scopes.includes("contacts:read")) return undefined;
-        const type = req.query.get("type");
-        const items = reference.store
-          .listContacts(org, { limit: Math.min(Math.floor(limit), 250) })
-          .filter((c) => type === null || c.type === type);
-        return { status: 200, json: { data: items.map(toContact) } };
-      },
-    });
-  },
+  build: (env) => pagesUpTo(env, 250, 250),
+};
+
+// §8: the page maximum, shown on a list the kit makes long enough (issue 16, class 4).
+export const limitAbove200Served: Variant = {
+  id: "limit-above-200-served",
+  kind: "violation",
+  area: "lists",
+  description:
+    "a limit above 200 is served as asked (limit=1000 answers up to 1000 contacts); no list of the fixtures is long enough to show it",
+  expectFailing: ["lists.page-max"],
+  build: (env) => pagesUpTo(env, Number.POSITIVE_INFINITY, 0),
 };
 
 // §4: before.

@@ -295,16 +295,19 @@ export const contactChecks: readonly Check[] = [
     level: "MUST",
     rule: "Every contact body breaking one rule of §4 (required, type, enum, length, e-mail; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
-      const token = tokenHolding(ctx, "contacts:write");
       await checkProperty(ctx, {
         rule: "An invalid contact body must be refused with 400 invalid_request (§4, §7)",
         arb: invalidContactBodyArb(ctx.marker),
+        // Every break runs as a fixed example, and the coverage phase sends each field's neighbours:
+        // as many random draws on top as a writing property makes.
+        numRuns: writeRuns(ctx),
         // Every single-rule break, whatever the seed: a random draw would meet each only by luck.
         examples: contactRuleBreakExamples(ctx.marker),
         show: showInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
-          const ex = await ctx.http.send({ method: "POST", path: PATH, auth: token, json: body });
+          const auth = tokenHolding(ctx, "contacts:write");
+          const ex = await ctx.http.send({ method: "POST", path: PATH, auth, json: body });
           expectRejected(ex, "the body must be refused");
         },
       });

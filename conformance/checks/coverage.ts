@@ -20,15 +20,7 @@ import {
   type FormLevel,
   type FormOutcome,
 } from "../support/coverage.js";
-import {
-  beforeSupport,
-  filteredPage,
-  firstPage,
-  fullToken,
-  itemsOf,
-  listRequest,
-  tokenHolding,
-} from "../support/data.js";
+import { beforeSupport, filteredPage, firstPage, itemsOf, listRequest, reader } from "../support/data.js";
 import { LISTS, MAX, type ListName } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
 
@@ -51,7 +43,7 @@ const limitInput: CoverageInput = {
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
     const out: FormOutcome[] = [];
     for (const list of ["contacts", "invoices", "products", "expenses"] as const) {
-      const token = tokenHolding(ctx, LISTS[list].scope);
+      const token = reader(ctx, list);
       const plain = await plainPage(ctx, list, token);
       const held = plain.items.length;
       const legal =
@@ -212,7 +204,7 @@ const beforeInput: CoverageInput = {
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
     const out: FormOutcome[] = [];
     for (const list of ["contacts", "invoices", "products", "expenses"] as const) {
-      const token = tokenHolding(ctx, LISTS[list].scope);
+      const token = reader(ctx, list);
       if ((await beforeSupport(ctx, list, token)).kind !== "supported") continue;
       const field = LISTS[list].orderField;
       const plain = await plainPage(ctx, list, token);
@@ -300,10 +292,10 @@ const filterInput: CoverageInput = {
       { list: "invoices", value: "paid", level: "PROBE" },
       { list: "expenses", value: "APPROVED ", level: "PROBE" },
     ];
-    const token = fullToken(ctx);
     const known = new Map<string, string>();
     for (const c of cases) {
       const filter = LISTS[c.list].filter;
+      const token = reader(ctx, c.list);
       if (filter === undefined) continue;
       if (!known.has(`${c.list}:`)) {
         // The reads other checks share: what this token's list holds, and under each valid value.
@@ -362,7 +354,7 @@ const authorizationInput: CoverageInput = {
   openRule:
     "What two spaces or a tab between Bearer and the token get (RFC 6750 allows several spaces; §5 shows one)",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
-    const token = tokenHolding(ctx, "contacts:read");
+    const token = reader(ctx, "contacts");
     const t = token.token;
     const prefix = `${ctx.tokens.manifest.tokenPrefix}_`;
     const listed = new Set(ctx.tokens.manifest.tokens.map((x) => x.token));
@@ -434,7 +426,7 @@ const acceptInput: CoverageInput = {
   rule: "A list answers 200 in JSON to an Accept of application/json, */*, application/*, or a browser client's list (application/json, text/plain, */*)",
   openRule: "What an Accept the API cannot meet (text/html, application/xml) gets",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
-    const token = tokenHolding(ctx, "contacts:read");
+    const token = reader(ctx, "contacts");
     const forms: ReadonlyArray<[string, FormLevel]> = [
       ["application/json", "MUST"],
       ["*/*", "MUST"],

@@ -30,6 +30,7 @@ import {
   fullToken,
   itemsOf,
   listRequest,
+  reader,
   tokenHolding,
   usableTokens,
   validContact,
@@ -396,7 +397,7 @@ export const listChecks: readonly Check[] = [
     rule: "A limit outside 1..200, not an integer or repeated gets 400 invalid_request with details naming limit",
     gap: 10,
     async run(ctx) {
-      const token = fullToken(ctx);
+      const token = reader(ctx, "contacts");
       for (const value of ["0", "201", "1.5", "abc", ["10", "20"]] as const) {
         const ex = await ctx.http.send(listRequest("contacts", token, { limit: value }));
         const rule = `${requestLine(ex.request)} must be refused, naming limit`;
@@ -419,7 +420,7 @@ export const listChecks: readonly Check[] = [
     level: "MUST",
     rule: "type=CLIENT (SUPPLIER) returns only CLIENT (SUPPLIER) or BOTH contacts; type=BOTH only BOTH",
     async run(ctx) {
-      const token = fullToken(ctx);
+      const token = reader(ctx, "contacts");
       for (const value of CONTACT_TYPES) {
         const ex = await filtered(ctx, "contacts", value, token);
         const items = expectList(ex, `GET /api/v1/contacts?type=${value} must answer 200`);
@@ -442,7 +443,7 @@ export const listChecks: readonly Check[] = [
     level: "PROBE",
     rule: "Whether type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
     async run(ctx) {
-      const token = fullToken(ctx);
+      const token = reader(ctx, "contacts");
       const both = itemsOf(await filtered(ctx, "contacts", "BOTH", token))?.length ?? 0;
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const items = itemsOf(await filtered(ctx, "contacts", value, token));
@@ -476,7 +477,7 @@ export const listChecks: readonly Check[] = [
     level: "REFERENCE",
     rule: "type=CLIENT and type=SUPPLIER return exactly that type, never BOTH",
     async run(ctx) {
-      const token = fullToken(ctx);
+      const token = reader(ctx, "contacts");
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const ex = await filtered(ctx, "contacts", value, token);
         const wrong = filterProblems("contacts", value, expectList(ex), "exact");
@@ -498,8 +499,8 @@ export const listChecks: readonly Check[] = [
     level: "MUST",
     rule: "status=X on invoices and expenses returns only items whose status is X",
     async run(ctx) {
-      const token = fullToken(ctx);
       for (const list of ["invoices", "expenses"] as const) {
+        const token = reader(ctx, list);
         for (const value of LISTS[list].filter?.values ?? []) {
           const ex = await filtered(ctx, list, value, token);
           const items = expectList(ex, `GET ${LISTS[list].path}?status=${value} must answer 200`);
@@ -523,7 +524,6 @@ export const listChecks: readonly Check[] = [
     level: "PROBE",
     rule: "What a filter value outside the enum gets (type=VENDOR, type=client, status=CANCELLED, status=paid)",
     async run(ctx) {
-      const token = fullToken(ctx);
       const cases: Array<[ListName, string, string]> = [
         ["contacts", "type", "VENDOR"],
         ["contacts", "type", "client"],
@@ -531,7 +531,7 @@ export const listChecks: readonly Check[] = [
         ["invoices", "status", "paid"],
       ];
       for (const [list, param, value] of cases) {
-        const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, [param]: value }));
+        const ex = await ctx.http.send(listRequest(list, reader(ctx, list), { limit: PAGE, [param]: value }));
         const items = itemsOf(ex);
         const what = items !== undefined ? `200 with ${items.length} items` : statusAndCode(ex);
         const kind = items === undefined ? what : items.length === 0 ? "200, empty" : "200, with items";
@@ -550,9 +550,9 @@ export const listChecks: readonly Check[] = [
     rule: "A filter (type, status, before) applies before the limit: with limit=n the answer holds n matching items whenever the list holds n, even when the newest n items do not match",
     gap: 8,
     async run(ctx) {
-      const token = fullToken(ctx);
       let tried = 0;
       for (const list of LIST_NAMES) {
+        const token = tokenHolding(ctx, LISTS[list].scope);
         const whole = itemsOf(await currentPage(ctx, list, token)) ?? [];
         const before = (await beforeSupport(ctx, list, token)).kind === "supported";
         for (const probe of limitProbes(list, whole, before)) {
@@ -590,8 +590,8 @@ export const listChecks: readonly Check[] = [
     rule: "Lists come newest first: by date for invoices and expenses, by createdAt for contacts and products",
     gap: 7,
     async run(ctx) {
-      const token = fullToken(ctx);
       for (const list of LIST_NAMES) {
+        const token = reader(ctx, list);
         const ex = await firstPage(ctx, list, token);
         const breaks = orderBreaks(expectList(ex), LISTS[list].orderField);
         if (breaks.length > 0) {
@@ -613,8 +613,8 @@ export const listChecks: readonly Check[] = [
     rule: "before, where supported, returns only items strictly before it; where ignored, the unfiltered list (feature-detected per list)",
     gap: 8,
     async run(ctx) {
-      const token = fullToken(ctx);
       for (const list of LIST_NAMES) {
+        const token = reader(ctx, list);
         const field = LISTS[list].orderField;
         // The probe sends the served timestamp format: §4's recipe sets before "from the date of the last result".
         const support = await beforeSupport(ctx, list, token);
@@ -700,8 +700,8 @@ export const listChecks: readonly Check[] = [
     rule: "A malformed before gets 400 invalid_request on every list",
     gap: 8,
     async run(ctx) {
-      const token = fullToken(ctx);
       for (const list of LIST_NAMES) {
+        const token = reader(ctx, list);
         const ex = await ctx.http.send(listRequest(list, token, { before: "yesterday" }));
         expectRejected(ex, `GET ${LISTS[list].path}?before=yesterday must be refused`);
       }
@@ -715,8 +715,8 @@ export const listChecks: readonly Check[] = [
     rule: "Whether paging with before = date of the last item loses items sharing that midnight date",
     gap: 9,
     async run(ctx) {
-      const token = fullToken(ctx);
       for (const list of ["invoices", "expenses"] as const) {
+        const token = reader(ctx, list);
         const { key, text } = await probeHole(ctx, list, token);
         ctx.observe(key, text);
       }
@@ -730,7 +730,7 @@ export const listChecks: readonly Check[] = [
     rule: "What unknown query parameters get (foo=bar, a cache-buster _=<n>)",
     gap: 11,
     async run(ctx) {
-      const token = fullToken(ctx);
+      const token = reader(ctx, "contacts");
       for (const [param, value] of [
         ["foo", "bar"],
         ["_", "1700000000000"],

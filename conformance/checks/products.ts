@@ -394,15 +394,18 @@ const checks: readonly Check[] = [
     level: "MUST",
     rule: "Every product body breaking one rule of §4 (required, type, enum, length, >= 0, boolean; each field × each rule, in every run, random ones on top) gets 400 invalid_request",
     async run(ctx) {
-      const token = tokenHolding(ctx, "products:write");
       await checkProperty(ctx, {
         rule: "An invalid product body must be refused with 400 invalid_request (§4, §7)",
         arb: invalidProductBodyArb(ctx.marker),
+        // Every break runs as a fixed example, and the coverage phase sends each field's neighbours:
+        // as many random draws on top as a writing property makes.
+        numRuns: writeRuns(ctx),
         // Every single-rule break, whatever the seed (a taxable sent as "true" included).
         examples: productRuleBreakExamples(ctx.marker, () => unique(ctx, "inv")),
         show: showInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
+          const token = tokenHolding(ctx, "products:write");
           expectRejected(await postJson(ctx, body, token), "the body must be refused");
         },
       });

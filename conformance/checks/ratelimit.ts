@@ -2,7 +2,7 @@ import type { ManifestToken } from "../manifest-schema.js";
 import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
-import { fullToken, listRequest, usableTokens } from "../support/data.js";
+import { fullToken, leastUsed, listRequest, usableTokens } from "../support/data.js";
 import type { Burst } from "../support/shared.js";
 import { SECTION } from "../spec/clauses.js";
 
@@ -67,34 +67,27 @@ async function exhaust(ctx: CheckContext, plan: BurstPlan): Promise<Burst> {
 }
 
 /**
- * The tokens the final phase spends: the burst's (organization 0's full token), and another for the
- * burst of refused requests (the last usable one of its organization, else of the manifest), so that
- * neither burst starts on a budget the other used when the target counts per token.
+ * The tokens the final phase spends: the burst's (organization 0's full token), and for the burst of
+ * refused requests the one of its organization that sent the fewest requests lately (else of the
+ * manifest), so that neither burst starts on a budget the other used when the target counts per token.
  */
 function rateTokens(ctx: CheckContext): { burst: ManifestToken; refusals: ManifestToken | undefined } {
   const burst = fullToken(ctx);
   const others = usableTokens(ctx).filter((t) => t.label !== burst.label);
   const mine = others.filter((t) => t.organization === burst.organization);
-  return { burst, refusals: mine.at(-1) ?? others.at(-1) };
+  return { burst, refusals: leastUsed(ctx, mine) ?? leastUsed(ctx, others) };
 }
 
 /**
- * The token among `candidates` holding contacts:read that sent the fewest requests in the last window:
- * a limit shared with the burst's token shows on it, and nothing else does. A token lacking the scope
- * would say nothing: a target may judge the scope before the limit.
+ * The spare token holding contacts:read that sent the fewest requests in the last window: a limit
+ * shared with the burst's token shows on it, and nothing else does. A token lacking the scope would
+ * say nothing: a target may judge the scope before the limit.
  */
-function leastUsed(ctx: CheckContext, candidates: readonly ManifestToken[]): ManifestToken | undefined {
-  const since = ctx.clock.now() - ctx.options.rateWindowMs;
-  const used = new Map<string, number>();
-  for (const ex of ctx.http.history()) {
-    const auth = ex.request.auth;
-    if (auth === null || auth === undefined || "header" in auth || (ex.sentAt ?? 0) < since) continue;
-    used.set(auth.label, (used.get(auth.label) ?? 0) + 1);
-  }
-  return candidates
-    .filter((t) => t.scopes.includes("contacts:read"))
-    .sort((a, b) => (used.get(a.label) ?? 0) - (used.get(b.label) ?? 0))[0];
-}
+const probeToken = (ctx: CheckContext, candidates: readonly ManifestToken[]): ManifestToken | undefined =>
+  leastUsed(
+    ctx,
+    candidates.filter((t) => t.scopes.includes("contacts:read")),
+  );
 
 /** A burst that met no 429 but outlasted a window proves nothing: a correct limit may have reset. */
 function skipIfSlow(ctx: CheckContext, b: Burst): void {
@@ -251,11 +244,11 @@ export const rateLimitChecks: readonly Check[] = [
       if (b.limited === undefined) ctx.skip("the token could not be brought to a 429");
       // Neither the bursts' tokens: a token limited by its own burst tells nothing of the scope.
       const spare = usableTokens(ctx).filter((t) => t.label !== full.label && t.label !== refusals?.label);
-      const sibling = leastUsed(
+      const sibling = probeToken(
         ctx,
         spare.filter((t) => t.organization === full.organization),
       );
-      const otherOrg = leastUsed(
+      const otherOrg = probeToken(
         ctx,
         spare.filter((t) => t.organization !== full.organization),
       );

@@ -1,7 +1,7 @@
 import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { expectList, fail, type JsonObject } from "../support/assert.js";
-import { firstPage, fullToken } from "../support/data.js";
+import { firstPage, reader } from "../support/data.js";
 import {
   CONTACT_FIELDS,
   EXPENSE_FIELDS,
@@ -33,7 +33,7 @@ async function pageItems(
   ctx: CheckContext,
   list: ListName,
 ): Promise<{ ex: HttpExchange; items: readonly JsonObject[] }> {
-  const ex = await firstPage(ctx, list, fullToken(ctx));
+  const ex = await firstPage(ctx, list, reader(ctx, list));
   return { ex, items: expectList(ex, `GET ${list} must answer 200 { "data": [...] }`) };
 }
 

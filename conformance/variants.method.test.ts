@@ -5,14 +5,13 @@ import type { TokenManifest } from "./manifest-schema.js";
 import type { CheckResult } from "./types.js";
 import { slot, TIMEOUT_MS } from "./test-support/describe-variants.js";
 import {
-  plain,
   runVariant,
   SEED,
   startVariant,
   type Variant,
   type VariantRun,
 } from "./test-support/variants/harness.js";
-import { VARIANTS } from "./test-support/variants/index.js";
+import { REFERENCE_AS_IS, VARIANTS } from "./test-support/variants/index.js";
 
 /**
  * The kit's method (issue 16), class by class: each class's variants run against the checks that
@@ -31,13 +30,19 @@ const result = (run: VariantRun, id: string): CheckResult | undefined =>
 
 const failing = (run: VariantRun): string[] => run.failing.map((r) => r.id);
 
-const referenceAsIs: Variant = {
-  id: "reference",
-  kind: "benign",
-  area: "lists",
-  description: "the reference",
-  build: (env) => plain(env),
-};
+const referenceAsIs = REFERENCE_AS_IS;
+
+/** One test per case: the variant, run with --grep, fails at the check named. */
+function itCatches(cases: ReadonlyArray<readonly [id: string, grep: string, check: string]>): void {
+  it.each(cases)(
+    "fails %s (%s) at %s",
+    async (id, grep, check) => {
+      const run = await slot(() => runVariant(variant(id), { grep }));
+      expect(failing(run)).toContain(check);
+    },
+    TIMEOUT_MS,
+  );
+}
 
 /** Runs the curl lines of a failure against a fresh target, tokens from its manifest; each answer's body. */
 async function replay(curl: string, from: string, to: string, manifest: TokenManifest): Promise<unknown[]> {
@@ -66,27 +71,24 @@ const names = (body: unknown): string[] =>
     : [];
 
 describe("class 1: the coverage phase, every legal form and its illegal neighbours", () => {
-  it.each([
-    ["bearer-second-word", "coverage.authorization"],
-    ["bearer-scheme-stripped", "coverage.authorization"],
-    ["content-type-exact-match", "coverage.content-type"],
-    ["accept-json-only", "coverage.accept"],
-    ["before-ignores-offset", "coverage.before"],
-    ["before-date-in-local-time", "coverage.before"],
-    ["filter-prefix-match", "coverage.filters"],
-    ["email-prefix-regex", "coverage.contact-fields"],
-    ["enum-prefix-match", "coverage.contact-fields"],
-    ["length-ignores-spaces", "coverage.contact-fields"],
-    ["text-html-escaped", "coverage.contact-fields"],
-    ["astral-characters-dropped", "coverage.contact-fields"],
-    ["unit-price-float32", "coverage.product-fields"],
-  ])(
-    "fails %s at %s",
-    async (id, check) => {
-      const run = await slot(() => runVariant(variant(id), { grep: "^coverage\\." }));
-      expect(failing(run)).toContain(check);
-    },
-    TIMEOUT_MS,
+  itCatches(
+    (
+      [
+        ["bearer-second-word", "coverage.authorization"],
+        ["bearer-scheme-stripped", "coverage.authorization"],
+        ["content-type-exact-match", "coverage.content-type"],
+        ["accept-json-only", "coverage.accept"],
+        ["before-ignores-offset", "coverage.before"],
+        ["before-date-in-local-time", "coverage.before"],
+        ["filter-prefix-match", "coverage.filters"],
+        ["email-prefix-regex", "coverage.contact-fields"],
+        ["enum-prefix-match", "coverage.contact-fields"],
+        ["length-ignores-spaces", "coverage.contact-fields"],
+        ["text-html-escaped", "coverage.contact-fields"],
+        ["astral-characters-dropped", "coverage.contact-fields"],
+        ["unit-price-float32", "coverage.product-fields"],
+      ] as const
+    ).map(([id, check]) => [id, "^coverage\\.", check] as const),
   );
 
   it.each([
@@ -125,7 +127,7 @@ describe("class 1: the coverage phase, every legal form and its illegal neighbou
 });
 
 describe("class 2: what must not be there", () => {
-  it.each([
+  itCatches([
     ["unsent-fields-as-none", "^contacts\\.created-listed$", "contacts.created-listed"],
     [
       "unsent-phone-from-last-contact",
@@ -143,18 +145,11 @@ describe("class 2: what must not be there", () => {
       "^(products\\.create|products\\.sku-other-org|run\\.no-foreign-data)$",
       "run.no-foreign-data",
     ],
-  ])(
-    "fails %s",
-    async (id, grep, check) => {
-      const run = await slot(() => runVariant(variant(id), { grep }));
-      expect(failing(run)).toContain(check);
-    },
-    TIMEOUT_MS,
-  );
+  ] as const);
 });
 
 describe("class 3: a MUST on every answer of its kind", () => {
-  it.each([
+  itCatches([
     [
       "cors-missing-on-creations",
       "^(contacts\\.create-response|cors\\.success|run\\.cors-success)$",
@@ -166,14 +161,7 @@ describe("class 3: a MUST on every answer of its kind", () => {
       "^ratelimit\\.(counts-failures|burst|scope|not-early)$",
       "ratelimit.not-early",
     ],
-  ])(
-    "fails %s",
-    async (id, grep, check) => {
-      const run = await slot(() => runVariant(variant(id), { grep }));
-      expect(failing(run)).toContain(check);
-    },
-    TIMEOUT_MS,
-  );
+  ] as const);
 
   it.each(["rate-limit-per-organization", "rate-limit-per-address", "reference"])(
     "passes %s, which counts where it may",
@@ -330,21 +318,16 @@ describe("class 6: stateful bugs, caught in every run and replayed whole", () =>
 });
 
 describe("class 7: malformed bodies beyond syntax errors", () => {
-  it.each([
-    ["json-parsed-leniently", "errors.malformed-json"],
-    ["json-nan-accepted", "errors.malformed-json"],
-    ["json-first-value-only", "errors.malformed-json"],
-    ["json-stored-then-refused", "errors.malformed-json"],
-    ["json-unwrapped", "errors.non-object-json"],
-  ])(
-    "fails %s at %s",
-    async (id, check) => {
-      const run = await slot(() =>
-        runVariant(variant(id), { grep: "^errors\\.(malformed|non-object)-json$" }),
-      );
-      expect(failing(run)).toContain(check);
-    },
-    TIMEOUT_MS,
+  itCatches(
+    (
+      [
+        ["json-parsed-leniently", "errors.malformed-json"],
+        ["json-nan-accepted", "errors.malformed-json"],
+        ["json-first-value-only", "errors.malformed-json"],
+        ["json-stored-then-refused", "errors.malformed-json"],
+        ["json-unwrapped", "errors.non-object-json"],
+      ] as const
+    ).map(([id, check]) => [id, "^errors\\.(malformed|non-object)-json$", check] as const),
   );
 
   it(

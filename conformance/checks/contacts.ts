@@ -31,6 +31,7 @@ import {
   type ContactVariant,
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
+import { updatedAtCheck } from "../support/rows.js";
 import type { AstralExperiment, ContactBlankExperiment, ListedContact } from "../support/shared.js";
 import {
   contactCreationProblems,
@@ -212,26 +213,8 @@ export const contactChecks: readonly Check[] = [
       }
     },
   },
-  {
-    id: "contacts.updated-at",
-    section: SECTION.resources,
-    clause: ["§2 Contact.9", "§2 Contact.10"],
-    level: "SHOULD",
-    rule: "A contact never modified has updatedAt equal to createdAt",
-    gap: 29,
-    writes: true,
-    async run(ctx) {
-      const { item, exchange } = await listedItem(ctx, "full");
-      if (item.updatedAt !== item.createdAt) {
-        fail("A contact just created has an updatedAt other than its createdAt", {
-          key: "updatedAt is not createdAt",
-          expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
-          actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
-          exchange,
-        });
-      }
-    },
-  },
+  updatedAtCheck("contact", ["§2 Contact.9", "§2 Contact.10"], (ctx) => listedItem(ctx, "full")),
+
   {
     id: "contacts.reference-response",
     section: SECTION.resources,

@@ -10,6 +10,7 @@ import {
 import { limitBound } from "../support/arbitraries.js";
 import {
   coverageChecks,
+  forEachList,
   ids,
   isRefusal,
   outcome,
@@ -41,9 +42,8 @@ const limitInput: CoverageInput = {
   openRule:
     "What limit in other notations gets: a leading zero, a sign, spaces, a fraction, an exponent, full-width digits, past 64 bits",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
-    const out: FormOutcome[] = [];
-    for (const list of ["contacts", "invoices", "products", "expenses"] as const) {
-      const token = reader(ctx, list);
+    return forEachList(ctx, async (list, token) => {
+      const out: FormOutcome[] = [];
       const plain = await plainPage(ctx, list, token);
       const held = plain.items.length;
       const legal =
@@ -105,8 +105,8 @@ const limitInput: CoverageInput = {
             ),
           );
       }
-    }
-    return out;
+      return out;
+    });
   },
 };
 
@@ -202,16 +202,15 @@ const beforeInput: CoverageInput = {
   openRule:
     "What before gets in forms only some parsers read (no seconds, lower case, a space, one or nine fraction digits, basic offset or format, no zone) and illegal neighbours (trailing junk, impossible dates)",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
-    const out: FormOutcome[] = [];
-    for (const list of ["contacts", "invoices", "products", "expenses"] as const) {
-      const token = reader(ctx, list);
-      if ((await beforeSupport(ctx, list, token)).kind !== "supported") continue;
+    const all = await forEachList(ctx, async (list, token) => {
+      const out: FormOutcome[] = [];
+      if ((await beforeSupport(ctx, list, token)).kind !== "supported") return out;
       const field = LISTS[list].orderField;
       const plain = await plainPage(ctx, list, token);
       const time = (i: JsonObject): number =>
         typeof i[field] === "string" ? Date.parse(i[field]) : Number.NaN;
       const pivot = plain.items[Math.floor(plain.items.length / 2)];
-      if (pivot === undefined || Number.isNaN(time(pivot))) continue;
+      if (pivot === undefined || Number.isNaN(time(pivot))) return out;
       for (const form of instantForms(time(pivot), list === "contacts" || list === "invoices")) {
         const what = `${list}?before=${form.what}`;
         const ex = await ctx.http.send(
@@ -262,11 +261,12 @@ const beforeInput: CoverageInput = {
           ),
         );
       }
+      return out;
+    });
+    if (all.length === 0) {
+      all.push(outcome("before", "PROBE", "no list supports before: its forms were not sent"));
     }
-    if (out.length === 0) {
-      out.push(outcome("before", "PROBE", "no list supports before: its forms were not sent"));
-    }
-    return out;
+    return all;
   },
 };
 

@@ -36,7 +36,7 @@ import {
   validContact,
 } from "../support/data.js";
 import { buildModel, listCommandsArb, type Real } from "../support/list-model.js";
-import { filterExpectation, filterProblems, matchesFilter } from "../support/filters.js";
+import { expectFiltered, matchesFilter } from "../support/filters.js";
 import { checkProperty } from "../support/property.js";
 import { orderBreaks } from "../support/shapes.js";
 import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
@@ -284,15 +284,11 @@ export const listChecks: readonly Check[] = [
               exchange: ex,
             });
           }
-          const wrong = q.filter === undefined ? [] : filterProblems(q.list, q.filter, items);
-          if (wrong.length > 0) {
-            fail(`${line} returned items that do not match the filter (§4)`, {
+          if (q.filter !== undefined)
+            expectFiltered(ex, items, q.list, q.filter, {
+              message: `${line} returned items that do not match the filter (§4)`,
               key: "items outside the filter",
-              expected: `every item ${filterExpectation(q.list, q.filter ?? "")}`,
-              actual: wrong.slice(0, 5).join("; "),
-              exchange: ex,
             });
-          }
         },
       });
     },
@@ -424,15 +420,10 @@ export const listChecks: readonly Check[] = [
       for (const value of CONTACT_TYPES) {
         const ex = await filtered(ctx, "contacts", value, token);
         const items = expectList(ex, `GET /api/v1/contacts?type=${value} must answer 200`);
-        const wrong = filterProblems("contacts", value, items);
-        if (wrong.length > 0) {
-          fail(`type=${value} returned other contacts (§4)`, {
-            key: failureKey("items outside the filter", `type=${value}`),
-            expected: filterExpectation("contacts", value),
-            actual: wrong.slice(0, 5).join("; "),
-            exchange: ex,
-          });
-        }
+        expectFiltered(ex, items, "contacts", value, {
+          message: `type=${value} returned other contacts (§4)`,
+          key: failureKey("items outside the filter", `type=${value}`),
+        });
       }
     },
   },
@@ -480,15 +471,11 @@ export const listChecks: readonly Check[] = [
       const token = reader(ctx, "contacts");
       for (const value of ["CLIENT", "SUPPLIER"]) {
         const ex = await filtered(ctx, "contacts", value, token);
-        const wrong = filterProblems("contacts", value, expectList(ex), "exact");
-        if (wrong.length > 0) {
-          fail(`type=${value} returned contacts of another type`, {
-            key: failureKey("items outside the filter", `type=${value}`),
-            expected: filterExpectation("contacts", value, "exact"),
-            actual: wrong.slice(0, 5).join("; "),
-            exchange: ex,
-          });
-        }
+        expectFiltered(ex, expectList(ex), "contacts", value, {
+          message: `type=${value} returned contacts of another type`,
+          key: failureKey("items outside the filter", `type=${value}`),
+          reading: "exact",
+        });
       }
     },
   },
@@ -504,15 +491,10 @@ export const listChecks: readonly Check[] = [
         for (const value of LISTS[list].filter?.values ?? []) {
           const ex = await filtered(ctx, list, value, token);
           const items = expectList(ex, `GET ${LISTS[list].path}?status=${value} must answer 200`);
-          const wrong = filterProblems(list, value, items);
-          if (wrong.length > 0) {
-            fail(`status=${value} returned ${list} of another status (§4)`, {
-              key: failureKey("items outside the filter", list, `status=${value}`),
-              expected: filterExpectation(list, value),
-              actual: wrong.slice(0, 5).join("; "),
-              exchange: ex,
-            });
-          }
+          expectFiltered(ex, items, list, value, {
+            message: `status=${value} returned ${list} of another status (§4)`,
+            key: failureKey("items outside the filter", list, `status=${value}`),
+          });
         }
       }
     },

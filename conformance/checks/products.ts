@@ -49,7 +49,7 @@ import {
   problemsText,
   type FieldProblem,
 } from "../support/shapes.js";
-import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import { INVALID, ruleCheck, updatedAtCheck, type RuleRow } from "../support/rows.js";
 import { LISTS, MAX } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
@@ -228,26 +228,8 @@ const checks: readonly Check[] = [
       }
     },
   },
-  {
-    id: "products.updated-at",
-    section: SECTION.resources,
-    clause: ["§2 Product.8", "§2 Product.9"],
-    level: "SHOULD",
-    rule: "A product never modified has updatedAt equal to createdAt",
-    gap: 29,
-    writes: true,
-    async run(ctx) {
-      const { item, exchange } = await listedProduct(ctx, "full");
-      if (item.updatedAt !== item.createdAt) {
-        fail("A product just created has an updatedAt other than its createdAt", {
-          key: "updatedAt is not createdAt",
-          expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
-          actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
-          exchange,
-        });
-      }
-    },
-  },
+  updatedAtCheck("product", ["§2 Product.8", "§2 Product.9"], (ctx) => listedProduct(ctx, "full")),
+
   {
     id: "products.reference-response",
     section: SECTION.endpoints,

@@ -89,6 +89,45 @@ const probeToken = (ctx: CheckContext, candidates: readonly ManifestToken[]): Ma
     candidates.filter((t) => t.scopes.includes("contacts:read")),
   );
 
+/**
+ * §8: the burst met 429 rate_limited, having met no answer its plan did not expect on the way (a
+ * burst that outlasted a window without a 429 proves nothing: skipped).
+ */
+function expectLimited(
+  ctx: CheckContext,
+  b: Burst,
+  says: { what: string; expected: string; key: string; why: string },
+): asserts b is Burst & { limited: HttpExchange } {
+  if (b.unexpected !== undefined) {
+    fail(`The burst of ${says.what} stopped on an answer it did not expect (request ${b.sent})`, {
+      key: failureKey("burst stopped", `status ${b.unexpected.status}`),
+      cause: b.unexpected.status >= 500 ? "response.no-5xx" : "rule",
+      expected: `${says.expected}, then 429 rate_limited`,
+      actual: answer(b.unexpected),
+      exchange: b.unexpected,
+    });
+  }
+  skipIfSlow(ctx, b);
+  if (b.limited === undefined) {
+    fail(`${b.sent} ${says.what} in a burst (${b.durationMs} ms) never met a 429 (${says.why})`, {
+      key: says.key,
+      expected: `429 rate_limited within ${b.sent} requests`,
+      actual: `no 429 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
+      ...(b.first === undefined ? {} : { exchange: b.first }),
+    });
+  }
+  expectError(
+    b.limited,
+    429,
+    "rate_limited",
+    "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
+  );
+  ctx.observe(
+    "429 met",
+    `The burst of ${says.what} met its first 429 at request ${b.sent}, after ${b.durationMs} ms.`,
+  );
+}
+
 /** A burst that met no 429 but outlasted a window proves nothing: a correct limit may have reset. */
 function skipIfSlow(ctx: CheckContext, b: Burst): void {
   if (b.limited === undefined && b.unexpected === undefined && b.durationMs > ctx.options.rateWindowMs) {
@@ -159,34 +198,12 @@ export const rateLimitChecks: readonly Check[] = [
           "the manifest has no usable token besides the burst's, whose budget this would spend",
         );
       const b = await ctx.shared.failureBurst.get(() => exhaust(ctx, refusals(ctx, token)));
-      if (b.unexpected !== undefined) {
-        fail(`The burst of refused requests met a server error (request ${b.sent})`, {
-          key: failureKey("burst stopped", `status ${b.unexpected.status}`),
-          cause: "response.no-5xx",
-          expected: "400 or 404, then 429 rate_limited",
-          actual: answer(b.unexpected),
-          exchange: b.unexpected,
-        });
-      }
-      skipIfSlow(ctx, b);
-      if (b.limited === undefined) {
-        fail(
-          `${b.sent} refused requests in a burst (${b.durationMs} ms) never met a 429: the limit does not count them (§8)`,
-          {
-            key: "no 429 in a burst of refused requests",
-            expected: `429 rate_limited within ${b.sent} requests, whatever their answers`,
-            actual: `no 429 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
-            ...(b.first === undefined ? {} : { exchange: b.first }),
-          },
-        );
-      }
-      expectError(
-        b.limited,
-        429,
-        "rate_limited",
-        "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
-      );
-      ctx.observe("429 met", `The burst of refused requests met its first 429 at request ${b.sent}.`);
+      expectLimited(ctx, b, {
+        what: "refused requests",
+        expected: "400 or 404",
+        key: "no 429 in a burst of refused requests",
+        why: "the limit does not count them",
+      });
     },
   },
   {
@@ -197,35 +214,12 @@ export const rateLimitChecks: readonly Check[] = [
     rule: "A quick burst with one token meets 429 rate_limited within 2 × limit + 1 requests",
     gap: 21,
     async run(ctx) {
-      const b = await burst(ctx);
-      if (b.unexpected !== undefined) {
-        fail(`The burst stopped on an answer that is neither 200 nor 429 (request ${b.sent})`, {
-          key: failureKey("burst stopped", `status ${b.unexpected.status}`),
-          cause: b.unexpected.status >= 500 ? "response.no-5xx" : "rule",
-          expected: "200, then 429 rate_limited",
-          actual: answer(b.unexpected),
-          exchange: b.unexpected,
-        });
-      }
-      skipIfSlow(ctx, b);
-      if (b.limited === undefined) {
-        fail(
-          `${b.sent} requests in a burst (${b.durationMs} ms) never met a 429 (§8: ${ctx.options.rateLimit} per window)`,
-          {
-            key: "no 429 in the burst",
-            expected: `429 rate_limited within ${b.sent} requests`,
-            actual: `every answer 200 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
-            ...(b.first === undefined ? {} : { exchange: b.first }),
-          },
-        );
-      }
-      expectError(
-        b.limited,
-        429,
-        "rate_limited",
-        "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
-      );
-      ctx.observe("429 met", `The burst met its first 429 at request ${b.sent}, after ${b.durationMs} ms.`);
+      expectLimited(ctx, await burst(ctx), {
+        what: "requests",
+        expected: "200",
+        key: "no 429 in the burst",
+        why: `§8: ${ctx.options.rateLimit} per window`,
+      });
     },
   },
   {

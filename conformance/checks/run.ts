@@ -72,6 +72,10 @@ const isAnnouncedPost = (ex: HttpExchange): boolean =>
 
 const is2xx = (ex: HttpExchange): boolean => ex.status >= 200 && ex.status < 300;
 
+/** The run's error answers that carry a body to judge (a HEAD's has none). */
+const errorAnswers = (ctx: CheckContext): HttpExchange[] =>
+  ctx.http.history().filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400);
+
 /**
  * How far a record's timestamps may stray from the target's Date headers: their one-second
  * resolution, and a clock that stamps records a little apart from the one that stamps answers (a
@@ -343,23 +347,20 @@ export const runChecks: readonly Check[] = [
     rule: "Every 4xx/5xx answer of the run is §7's error body, with the code §7 pairs with its status; details, when present, an object",
     gap: 36,
     async run(ctx) {
-      const offenders = ctx.http
-        .history()
-        .filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400)
-        .flatMap((ex) => {
-          const read = readErrorEnvelope(ex.json);
-          if (isEnvelopeProblem(read)) return [{ ex, why: `${ex.status}: ${read.why}`, kind: read.problem }];
-          const code = ERROR_CODE_OF_STATUS[ex.status];
-          if (code !== undefined && read.code !== code)
-            return [
-              {
-                ex,
-                why: `${ex.status} with code ${read.code}, not ${code}`,
-                kind: `code ${read.code} for ${ex.status}`,
-              },
-            ];
-          return [];
-        });
+      const offenders = errorAnswers(ctx).flatMap((ex) => {
+        const read = readErrorEnvelope(ex.json);
+        if (isEnvelopeProblem(read)) return [{ ex, why: `${ex.status}: ${read.why}`, kind: read.problem }];
+        const code = ERROR_CODE_OF_STATUS[ex.status];
+        if (code !== undefined && read.code !== code)
+          return [
+            {
+              ex,
+              why: `${ex.status} with code ${read.code}, not ${code}`,
+              kind: `code ${read.code} for ${ex.status}`,
+            },
+          ];
+        return [];
+      });
       failOn(
         ctx,
         offenders,
@@ -392,24 +393,21 @@ export const runChecks: readonly Check[] = [
     rule: "Every error of the run has one of §7's six codes and statuses (the code set is closed)",
     gap: 23,
     async run(ctx) {
-      const offenders = ctx.http
-        .history()
-        .filter((ex) => ex.request.method !== "HEAD" && ex.status >= 400)
-        .flatMap((ex) => {
-          const read = readErrorEnvelope(ex.json);
-          const code = isEnvelopeProblem(read) ? undefined : read.code;
-          return ERROR_CODE_OF_STATUS[ex.status] === undefined ||
-            code === undefined ||
-            !ERROR_CODES.includes(code)
-            ? [
-                {
-                  ex,
-                  why: `${ex.status} ${code ?? "(no code)"}`,
-                  kind: `${ex.status} ${code ?? "(no code)"}`,
-                },
-              ]
-            : [];
-        });
+      const offenders = errorAnswers(ctx).flatMap((ex) => {
+        const read = readErrorEnvelope(ex.json);
+        const code = isEnvelopeProblem(read) ? undefined : read.code;
+        return ERROR_CODE_OF_STATUS[ex.status] === undefined ||
+          code === undefined ||
+          !ERROR_CODES.includes(code)
+          ? [
+              {
+                ex,
+                why: `${ex.status} ${code ?? "(no code)"}`,
+                kind: `${ex.status} ${code ?? "(no code)"}`,
+              },
+            ]
+          : [];
+      });
       failOn(ctx, offenders, "Errors outside §7's table", ERROR_CODES.join(", "));
     },
   },

@@ -66,6 +66,17 @@ export interface CoverageInput {
   run(ctx: CheckContext): Promise<FormOutcome[]>;
 }
 
+/** The forms of each list, read as organization 0 with the list's reader token: every outcome, in order. */
+export async function forEachList(
+  ctx: CheckContext,
+  forms: (list: ListName, token: ManifestToken) => Promise<FormOutcome[]>,
+): Promise<FormOutcome[]> {
+  const out: FormOutcome[] = [];
+  for (const list of ["contacts", "invoices", "products", "expenses"] as const)
+    out.push(...(await forms(list, reader(ctx, list))));
+  return out;
+}
+
 /** A form's outcome: what it did, and the problem when `broken` names one. */
 export const outcome = (what: string, level: FormLevel, did: string, problem?: FormProblem): FormOutcome => ({
   what,

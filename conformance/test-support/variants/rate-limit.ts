@@ -5,12 +5,12 @@ import {
   type Incoming,
   type Layer,
   mapError,
-  plain,
   retarget,
-  type Variant,
-  type VariantEnv,
-  wrap,
+  type Wrapping,
+  variantsIn,
 } from "./harness.js";
+
+const { violation, benign } = variantsIn("rate-limit");
 
 /** Variants of the rate limit (§8). */
 
@@ -68,60 +68,45 @@ const byAddress = (req: Incoming): string => req.address;
 const byToken = (req: Incoming): string => req.token?.label ?? `address ${req.address}`;
 const byOrganization = (req: Incoming): string => req.token?.organization ?? `address ${req.address}`;
 
-/** The reference behind a limiter of §8's limit counting as `counting` says, its own headers dropped. */
-const limitedBy = (counting: Counting) => async (env: VariantEnv) =>
-  wrap(
-    await env.reference({ rateLimit: 1_000_000_000 }),
+/** A limiter of §8's limit counting as `counting` says, in front of the reference (its own limit and headers off). */
+const limitedBy =
+  (counting: Counting): Wrapping =>
+  (_reference, env) => [
     limiter(env.rateLimit, env.windowMs, env.clock, counting),
     dropHeader("ratelimit", "ratelimit-policy"),
-  );
+  ];
+
+/** The reference's own limit out of reach: a limiter in front counts instead. */
+const NO_LIMIT = { settings: { rateLimit: 1_000_000_000 } };
 
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
 // §8: the rate limit.
-export const noRateLimit: Variant = {
-  id: "no-rate-limit",
-  kind: "violation",
-  area: "rate-limit",
-  description: "no 429, ever",
-  expectFailing: ["ratelimit.burst"],
-  build: async (env) => wrap(await env.reference({ rateLimit: 1_000_000_000 })),
-};
+export const noRateLimit = violation("no-rate-limit", "no 429, ever", ["ratelimit.burst"], [], NO_LIMIT);
 
-export const rateLimitedWrongCode: Variant = {
-  id: "rate-limited-wrong-code",
-  kind: "violation",
-  area: "rate-limit",
-  description: "429 answers carry the code too_many_requests instead of rate_limited",
-  expectFailing: ["ratelimit.burst", "run.error-envelope"],
-  build: (env) =>
-    plain(
-      env,
-      mapError(429, (error) => {
-        error.code = "too_many_requests";
-      }),
-    ),
-};
+export const rateLimitedWrongCode = violation(
+  "rate-limited-wrong-code",
+  "429 answers carry the code too_many_requests instead of rate_limited",
+  ["ratelimit.burst", "run.error-envelope"],
+  mapError(429, (error) => {
+    error.code = "too_many_requests";
+  }),
+);
 
-export const rateLimitedAs503: Variant = {
-  id: "rate-limited-as-503",
-  kind: "violation",
-  area: "rate-limit",
-  description: "the rate limit answers 503 instead of 429",
-  expectFailing: ["ratelimit.burst", "run.no-5xx"],
-  build: (env) => plain(env, mapError(429, retarget(503, "service_unavailable"))),
-};
+export const rateLimitedAs503 = violation(
+  "rate-limited-as-503",
+  "the rate limit answers 503 instead of 429",
+  ["ratelimit.burst", "run.no-5xx"],
+  mapError(429, retarget(503, "service_unavailable")),
+);
 
-export const rateLimitNeverLifts: Variant = {
-  id: "rate-limit-never-lifts",
-  kind: "violation",
-  area: "rate-limit",
-  slow: true,
-  description: "once rate-limited, a token stays blocked whatever it waits (run with --slow)",
-  expectFailing: ["ratelimit.retry-after"],
-  build: (env) => {
+export const rateLimitNeverLifts = violation(
+  "rate-limit-never-lifts",
+  "once rate-limited, a token stays blocked whatever it waits (run with --slow)",
+  ["ratelimit.retry-after"],
+  () => {
     const blocked = new Set<string>();
-    return plain(env, {
+    return {
       request: (req) =>
         req.token !== undefined && blocked.has(req.token.token)
           ? { ...errorReply(429, "rate_limited", "Blocked"), headers: { "retry-after": "1" } }
@@ -129,54 +114,47 @@ export const rateLimitNeverLifts: Variant = {
       response(res, req) {
         if (res.status === 429 && req.token !== undefined) blocked.add(req.token.token);
       },
-    });
+    };
   },
-};
+  { slow: true },
+);
 
 // §8: every request with a valid token counts, once, whatever its outcome (issue 16, class 3).
-export const rateLimitCountsSuccessesOnly: Variant = {
-  id: "rate-limit-counts-successes-only",
-  kind: "violation",
-  area: "rate-limit",
-  description:
-    "the rate limit counts only the requests it answers with success: a token may send refused requests without end",
-  expectFailing: ["ratelimit.counts-failures"],
-  build: limitedBy({ key: byToken, counts: (status) => status >= 200 && status < 300 }),
-};
+export const rateLimitCountsSuccessesOnly = violation(
+  "rate-limit-counts-successes-only",
+  "the rate limit counts only the requests it answers with success: a token may send refused requests without end",
+  ["ratelimit.counts-failures"],
+  limitedBy({ key: byToken, counts: (status) => status >= 200 && status < 300 }),
+  NO_LIMIT,
+);
 
-export const rateLimitCountsTwice: Variant = {
-  id: "rate-limit-counts-twice",
-  kind: "violation",
-  area: "rate-limit",
-  description: "the rate limit counts each request twice: a token is refused after half its 100 a minute",
-  expectFailing: ["ratelimit.not-early"],
-  build: limitedBy({ key: byToken, weight: 2 }),
-};
+export const rateLimitCountsTwice = violation(
+  "rate-limit-counts-twice",
+  "the rate limit counts each request twice: a token is refused after half its 100 a minute",
+  ["ratelimit.not-early"],
+  limitedBy({ key: byToken, weight: 2 }),
+  NO_LIMIT,
+);
 
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
-export const noRateLimitHeaders: Variant = {
-  id: "no-rate-limit-headers",
-  kind: "benign",
-  area: "rate-limit",
-  slow: true,
-  description: "no rate-limit headers at all (RateLimit, RateLimit-Policy, Retry-After), the 429 kept",
-  build: (env) => plain(env, dropHeader("ratelimit", "ratelimit-policy", "retry-after")),
-};
+export const noRateLimitHeaders = benign(
+  "no-rate-limit-headers",
+  "no rate-limit headers at all (RateLimit, RateLimit-Policy, Retry-After), the 429 kept",
+  dropHeader("ratelimit", "ratelimit-policy", "retry-after"),
+  { slow: true },
+);
 
-export const rateLimitPerAddress: Variant = {
-  id: "rate-limit-per-address",
-  kind: "benign",
-  area: "rate-limit",
-  description: "the rate limit counts per client address, in fixed windows, without rate-limit headers",
-  build: limitedBy({ key: byAddress, fixed: true }),
-};
+export const rateLimitPerAddress = benign(
+  "rate-limit-per-address",
+  "the rate limit counts per client address, in fixed windows, without rate-limit headers",
+  limitedBy({ key: byAddress, fixed: true }),
+  NO_LIMIT,
+);
 
-export const rateLimitPerOrganization: Variant = {
-  id: "rate-limit-per-organization",
-  kind: "benign",
-  area: "rate-limit",
-  description:
-    "the rate limit counts each organization's tokens together (requests without a token per address), without rate-limit headers",
-  build: limitedBy({ key: byOrganization }),
-};
+export const rateLimitPerOrganization = benign(
+  "rate-limit-per-organization",
+  "the rate limit counts each organization's tokens together (requests without a token per address), without rate-limit headers",
+  limitedBy({ key: byOrganization }),
+  NO_LIMIT,
+);

@@ -19,7 +19,7 @@ import {
   contactRuleBreakExamples,
   invalidContactBodyArb,
   padTo,
-  type InvalidBody,
+  describeInvalid,
 } from "../support/arbitraries.js";
 import {
   createdContact,
@@ -160,9 +160,6 @@ const BORDERLINE_EMAILS: ReadonlyArray<[string, string]> = [
   [`${"x".repeat(65)}@example.com`, "65-character local part"],
 ];
 
-const showInvalid = (v: InvalidBody): string =>
-  `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
-
 export const contactChecks: readonly Check[] = [
   {
     id: "contacts.create-response",
@@ -286,7 +283,7 @@ export const contactChecks: readonly Check[] = [
         numRuns: writeRuns(ctx),
         // Every single-rule break, whatever the seed: a random draw would meet each only by luck.
         examples: contactRuleBreakExamples(ctx.marker),
-        show: showInvalid,
+        show: describeInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
           const auth = tokenHolding(ctx, "contacts:write");

@@ -21,7 +21,7 @@ import {
   productRuleBreakExamples,
   padTo,
   productBodyArb,
-  type InvalidBody,
+  describeInvalid,
   type ProductDraft,
 } from "../support/arbitraries.js";
 import {
@@ -178,9 +178,6 @@ function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange
     "a whitespace-only name": await postJson(ctx, { sku: unique(ctx, "blank"), name: "   ", unitPrice: 1 }),
   }));
 }
-
-const showInvalid = (v: InvalidBody): string =>
-  `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
 
 const checks: readonly Check[] = [
   {
@@ -384,7 +381,7 @@ const checks: readonly Check[] = [
         numRuns: writeRuns(ctx),
         // Every single-rule break, whatever the seed (a taxable sent as "true" included).
         examples: productRuleBreakExamples(ctx.marker, () => unique(ctx, "inv")),
-        show: showInvalid,
+        show: describeInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
           const token = tokenHolding(ctx, "products:write");

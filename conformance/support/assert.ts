@@ -1,4 +1,4 @@
-import { CheckFailure, failureKey, routeOf, type Cause } from "../failures.js";
+import { CheckFailure, failureKey, routeOf, type Cause, type FailureInit } from "../failures.js";
 import type { HttpExchange, HttpRequest } from "../types.js";
 
 /**
@@ -17,17 +17,15 @@ export type JsonObject = Record<string, unknown>;
 export const isRecord = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * Fails the check: `key` is the defect without the run's values (failures.ts), `cause` by default the
+ * check's own rule; `evidence` the exchanges that show it, in order, when one alone does not (a POST,
+ * then the GET), missing ones left out.
+ */
 export function fail(
   message: string,
-  init: {
-    /** The defect, without the run's values: failures.ts, CheckFailure.key. */
-    key: string;
-    /** Default "rule": the check's own. */
-    cause?: Cause;
-    expected: string;
-    actual: string;
+  init: Omit<FailureInit, "exchange" | "evidence" | "replay"> & {
     exchange?: HttpExchange | undefined;
-    /** The exchanges that show the failure, in order, when one alone does not (a POST, then the GET). */
     evidence?: ReadonlyArray<HttpExchange | undefined>;
   },
 ): never {

@@ -40,10 +40,14 @@ function firstObject(text: string): string | undefined {
 }
 
 /** Rewrites a POST body the reference would refuse into one it takes, as a lenient parser reads it. */
-const readLeniently = (read: (text: string) => unknown): Layer => ({
+const readLeniently = (
+  read: (text: string) => unknown,
+  json: "malformed only" | "any" = "malformed only",
+): Layer => ({
   readBody: true,
   request(req) {
-    if (req.method !== "POST" || req.body === undefined || isJson(req.body)) return undefined;
+    if (req.method !== "POST" || req.body === undefined) return undefined;
+    if (json === "malformed only" && isJson(req.body)) return undefined;
     const value = read(req.body.toString("utf8"));
     if (isObject(value)) req.body = Buffer.from(JSON.stringify(value));
     return undefined;
@@ -268,18 +272,12 @@ export const jsonUnwrapped = violation(
   "json-unwrapped",
   'a body that is not an object is unwrapped to the object it holds: [{…}], a JSON string of {…}, and {"data": {…}} create that object',
   ["errors.non-object-json"],
-  {
-    readBody: true,
-    request(req) {
-      if (req.method !== "POST" || req.body === undefined) return undefined;
-      let value = parseJson(req.body);
-      if (typeof value === "string") value = tryParse(value);
-      if (Array.isArray(value)) value = value[0];
-      if (isObject(value) && Object.keys(value).length === 1 && isObject(value.data)) value = value.data;
-      if (isObject(value)) req.body = Buffer.from(JSON.stringify(value));
-      return undefined;
-    },
-  },
+  readLeniently((text) => {
+    let value = tryParse(text);
+    if (typeof value === "string") value = tryParse(value);
+    if (Array.isArray(value)) value = value[0];
+    return isObject(value) && Object.keys(value).length === 1 && isObject(value.data) ? value.data : value;
+  }, "any"),
 );
 
 // Headers in forms beyond the canonical one (issue 16, class 1).

@@ -202,7 +202,7 @@ export interface BodyForm {
   stored: unknown;
   /** Whether a value read back is one the form allows (default: `stored` exactly). */
   keeps?: (value: unknown, stored: unknown) => boolean;
-  /** Names a value read back in an observation (default: "as sent" or the value). */
+  /** Names a value read back in an observation, without the run's values (default: "as sent" or "otherwise"). */
   reading?: (value: unknown, stored: unknown) => string;
   /** A text only this form's record carries in its name (contacts) or sku (products). */
   tag: string;
@@ -247,7 +247,8 @@ export function judgeBody(
     );
     const keeps = (v: unknown): boolean => (form.keeps ?? ((x, s) => x === s))(v, form.stored);
     const reading = (v: unknown): string =>
-      form.reading?.(v, form.stored) ?? (v === form.stored ? "as sent" : show(v));
+      // Never the value itself by default: an observation's key must not carry the run's marker.
+      form.reading?.(v, form.stored) ?? (v === form.stored ? "as sent" : "otherwise");
     if (is2xx(ex)) {
       if (form.expect === "refuse") {
         return outcome(
@@ -408,7 +409,7 @@ export const keptOrTrimmed =
   (v: unknown, sent: unknown): boolean =>
     typeof sent === "string" && ((v === sent && codePoints(v) <= max) || v === sent.trim());
 export const trimReading = (v: unknown, sent: unknown): string =>
-  v === sent ? "as sent" : typeof sent === "string" && v === sent.trim() ? "trimmed" : show(v);
+  v === sent ? "as sent" : typeof sent === "string" && v === sent.trim() ? "trimmed" : "otherwise";
 
 /** A line break kept, or turned into a space or a comma: the same text either way. */
 export const sameText = (v: unknown, sent: unknown): boolean =>

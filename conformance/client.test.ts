@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { FetchHttpClient, RequestError, buildUrl, prepareRequest, renderCurl } from "./client.js";
 import { Pacer } from "./pacer.js";
+import { nearMisses } from "./support/near-miss.js";
 import {
   closedBaseUrl,
   json,
@@ -250,6 +251,21 @@ describe("FetchHttpClient: 429 and failures", () => {
   });
 });
 
+describe("FetchHttpClient: what every request carries", () => {
+  it("sends the run's Origin unless the request names its own, and stamps each exchange with when it was sent", async () => {
+    server = await echoServer();
+    let now = 1000;
+    const { http } = client(server.baseUrl, { origin: "https://kit.example", now: () => (now += 5) });
+    const plain = await http.send({ method: "GET", path: "/a" });
+    const own = await http.send({ method: "GET", path: "/b", headers: { origin: "https://other.example" } });
+    const seen = (ex: typeof plain) => (ex.json as { headers: Record<string, string> }).headers.origin;
+    expect(seen(plain)).toBe("https://kit.example");
+    expect(seen(own)).toBe("https://other.example");
+    expect(plain.curl).toContain("-H 'Origin: https://kit.example'");
+    expect([plain.sentAt, own.sentAt]).toEqual([1005, 1010]);
+  });
+});
+
 describe("curl commands", () => {
   const base = "http://127.0.0.1:3000";
   const curl = (request: Parameters<typeof prepareRequest>[1], tokens = manifest.tokens) =>
@@ -326,9 +342,20 @@ describe("curl commands", () => {
         rawBody: `x${"b".repeat(3000)}y`,
       },
       { method: "HEAD", path: "/h" },
-    ] as const;
+      // Near misses of the token: the command rebuilds each from $TOKEN instead of spelling it out.
+      ...nearMisses(fullToken.token, manifest.tokenPrefix).map((m) => ({
+        method: "GET",
+        path: "/near",
+        auth: {
+          header: `Bearer ${m.value}`,
+          derivedFrom: { token: fullToken, shell: `Bearer ${m.shell}` },
+        },
+      })),
+    ];
     for (const request of requests) {
       const ex = await http.send(request);
+      const secret = fullToken.token.slice(manifest.tokenPrefix.length + 1);
+      expect(ex.curl).not.toContain(secret.slice(1, -1));
       const before = server.seen.length;
       await promisify(execFile)("sh", ["-c", ex.curl], { env: { ...process.env, TOKEN: fullToken.token } });
       const viaFetch = nth(server.seen, before - 1);

@@ -1,6 +1,6 @@
 import type { RequestPacer } from "./pacer.js";
 import { CheckFailure, failureKey, routeOf } from "./failures.js";
-import type { HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "./types.js";
+import type { DerivedSecret, HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "./types.js";
 
 /**
  * The kit's transport: Node's global fetch, paced by one Pacer for the whole run, every exchange
@@ -27,6 +27,11 @@ export interface FetchHttpClientOptions {
   now?: () => number;
   /** Told of every request as it goes out (the progress line counts them). */
   onRequest?: (() => void) | undefined;
+  /**
+   * Sent as `Origin` with every request that names none, as a browser on another site would: every
+   * answer of the run can then be judged for CORS (§4).
+   */
+  origin?: string | undefined;
 }
 
 /** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
@@ -62,6 +67,13 @@ export interface PreparedRequest {
   /** In the order given, names as the check spelled them. */
   headers: Array<[string, string]>;
   body: Uint8Array | undefined;
+  /** The Authorization value, when it is made from a manifest token: curl derives it from the token. */
+  derived?: DerivedSecret | undefined;
+}
+
+/** What the client adds to every request that does not set it itself. */
+export interface RequestDefaults {
+  origin?: string | undefined;
 }
 
 export class FetchHttpClient implements HttpClient {
@@ -72,6 +84,7 @@ export class FetchHttpClient implements HttpClient {
   readonly #sleep: (ms: number, reason?: string) => Promise<void>;
   readonly #now: () => number;
   readonly #onRequest: (() => void) | undefined;
+  readonly #defaults: RequestDefaults;
   readonly #history: HttpExchange[] = [];
   #requests = 0;
   #limits: UnexpectedLimits | undefined;
@@ -84,6 +97,7 @@ export class FetchHttpClient implements HttpClient {
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#now = options.now ?? Date.now;
     this.#onRequest = options.onRequest;
+    this.#defaults = { origin: options.origin };
   }
 
   /** Requests sent so far, answered or not. */
@@ -159,7 +173,7 @@ export class FetchHttpClient implements HttpClient {
 
   /** The curl command that replays a request, tokens masked. */
   curl(request: HttpRequest): string {
-    return renderCurl(prepareRequest(this.baseUrl, request), this.#masks(request));
+    return renderCurl(prepareRequest(this.baseUrl, request, this.#defaults), this.#masks(request));
   }
 
   /** The curl commands that replay exchanges in order, as they were sent, tokens masked. */
@@ -168,7 +182,7 @@ export class FetchHttpClient implements HttpClient {
       ...new Map(exchanges.flatMap((ex) => this.#masks(ex.request)).map((t) => [t.token, t])).values(),
     ];
     return renderCurlSequence(
-      exchanges.map((ex) => prepareRequest(this.baseUrl, ex.request)),
+      exchanges.map((ex) => prepareRequest(this.baseUrl, ex.request, this.#defaults)),
       masks,
     );
   }
@@ -184,17 +198,24 @@ export class FetchHttpClient implements HttpClient {
 
   #masks(request: HttpRequest): readonly MaskedToken[] {
     const auth = request.auth;
-    if (auth === null || auth === undefined || "header" in auth) return this.#tokens;
+    if (auth === null || auth === undefined) return this.#tokens;
+    if ("header" in auth) {
+      const from = auth.derivedFrom?.token;
+      return from === undefined || this.#tokens.some((t) => t.token === from.token)
+        ? this.#tokens
+        : [...this.#tokens, { token: from.token, label: from.label }];
+    }
     return this.#tokens.some((t) => t.token === auth.token)
       ? this.#tokens
       : [...this.#tokens, { token: auth.token, label: auth.label }];
   }
 
   async #exchange(request: HttpRequest): Promise<HttpExchange> {
-    const prepared = prepareRequest(this.baseUrl, request);
+    const prepared = prepareRequest(this.baseUrl, request, this.#defaults);
     const curl = renderCurl(prepared, this.#masks(request));
     this.#requests += 1;
     this.#onRequest?.();
+    const sentAt = this.#now();
     let response: Response;
     let text: string;
     try {
@@ -226,6 +247,7 @@ export class FetchHttpClient implements HttpClient {
     });
     const exchange: HttpExchange = {
       request,
+      sentAt,
       status: response.status,
       headers,
       text,
@@ -270,7 +292,11 @@ export function buildUrl(
   return `${url}${url.includes("?") ? "&" : "?"}${pairs.join("&")}`;
 }
 
-export function prepareRequest(baseUrl: string, request: HttpRequest): PreparedRequest {
+export function prepareRequest(
+  baseUrl: string,
+  request: HttpRequest,
+  defaults: RequestDefaults = {},
+): PreparedRequest {
   const headers: Array<[string, string]> = [];
   const put = (name: string, value: string): void => {
     const at = headers.findIndex(([n]) => n.toLowerCase() === name.toLowerCase());
@@ -289,8 +315,18 @@ export function prepareRequest(baseUrl: string, request: HttpRequest): PreparedR
     put("Content-Type", "application/json");
   }
   for (const [name, value] of Object.entries(request.headers ?? {})) put(name, value);
+  if (defaults.origin !== undefined && !headers.some(([n]) => n.toLowerCase() === "origin")) {
+    headers.push(["Origin", defaults.origin]);
+  }
+  const derived = auth !== null && auth !== undefined && "header" in auth ? auth.derivedFrom : undefined;
   // A string body would make fetch add `text/plain`; bytes leave the content type to the check.
-  return { method: request.method, url: buildUrl(baseUrl, request.path, request.query), headers, body };
+  return {
+    method: request.method,
+    url: buildUrl(baseUrl, request.path, request.query),
+    headers,
+    body,
+    ...(derived === undefined ? {} : { derived }),
+  };
 }
 
 /** The reason a request got no answer, from fetch's error and its cause. */
@@ -359,6 +395,11 @@ function curlCommand(request: PreparedRequest, vars: Vars): string {
   else if (method !== "GET" || request.body !== undefined) args.push("-X", shellWord(request.method, vars));
   args.push(shellWord(request.url, vars));
   for (const [name, value] of request.headers) {
+    const derived = request.derived;
+    if (derived !== undefined && name.toLowerCase() === "authorization") {
+      args.push("-H", derivedWord(`${name}: `, derived, vars));
+      continue;
+    }
     // curl drops a header given as `Name:` and sends an empty one given as `Name;`.
     args.push("-H", shellWord(value === "" ? `${name};` : `${name}: ${value}`, vars));
   }
@@ -411,6 +452,11 @@ class Vars {
     return out;
   }
 
+  /** The variable that stands for a token, named as `split` names it. */
+  nameOf(token: MaskedToken): string {
+    return this.#name(token);
+  }
+
   comment(): string {
     if (this.#used.size === 0) return "";
     const names = [...this.#used.values()].map((v) => `$${v.name} = manifest token "${v.label}"`);
@@ -437,6 +483,18 @@ function shellWord(text: string, vars: Vars): string {
     return `"${pieces.map((p) => ("variable" in p ? `\${${p.variable}}` : p.literal)).join("")}"`;
   }
   return pieces.map((p) => ("variable" in p ? `"\${${p.variable}}"` : singleQuote(p.literal))).join("");
+}
+
+/**
+ * A header made from a manifest token, as one double-quoted shell word: `$T` in the secret's shell
+ * form becomes the token's variable, so that the command rebuilds the value without spelling it.
+ */
+function derivedWord(head: string, derived: DerivedSecret, vars: Vars): string {
+  const name = vars.nameOf({ token: derived.token.token, label: derived.token.label });
+  const shell = derived.shell
+    .replace(/\$\{T(?=[^A-Za-z0-9_])/g, `\${${name}`)
+    .replace(/\$T(?![A-Za-z0-9_])/g, `$${name}`);
+  return `"${head.replace(/["\\$`]/g, "\\$&")}${shell}"`;
 }
 
 /** POSIX single quotes keep every byte but the quote itself, which is closed, escaped and reopened. */

@@ -110,6 +110,17 @@ export interface Observation {
   text: string;
 }
 
+/** What a failure says beside its message (CheckFailure's fields, by the same names). */
+export interface FailureInit {
+  key: string;
+  cause?: Cause;
+  expected: string;
+  actual: string;
+  exchange?: HttpExchange;
+  replay?: string;
+  evidence?: readonly HttpExchange[];
+}
+
 /** Thrown by a check (through the assertion helpers) to fail it with a readable account. */
 export class CheckFailure extends Error {
   /**
@@ -130,18 +141,7 @@ export class CheckFailure extends Error {
    */
   readonly evidence: readonly HttpExchange[] | undefined;
 
-  constructor(
-    message: string,
-    init: {
-      key: string;
-      cause?: Cause;
-      expected: string;
-      actual: string;
-      exchange?: HttpExchange;
-      replay?: string;
-      evidence?: readonly HttpExchange[];
-    },
-  ) {
+  constructor(message: string, init: FailureInit) {
     super(message);
     this.name = "CheckFailure";
     this.key = init.key;

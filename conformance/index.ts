@@ -104,6 +104,12 @@ export class TargetUnreachableError extends Error {
   }
 }
 
+/**
+ * The Origin every request of a run carries unless a check sets its own: a page of another site, as
+ * far as the target can tell, so that CORS is judged on every answer (§4, run.cors-success).
+ */
+export const RUN_ORIGIN = "https://app.conformance.example";
+
 /** The embedded reference's window: a run is not throttled to 100 requests a minute (DECISIONS.md). */
 export const EMBEDDED_RATE_WINDOW_MS = 1000;
 
@@ -160,6 +166,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       rateWindowMs,
       ...(options.tokensFile === undefined ? {} : { tokens: options.tokensFile }),
       ...(options.slow === true ? { slow: true } : {}),
+      origin: RUN_ORIGIN,
     };
     const pacer = new RatePacer({
       rateLimit,
@@ -176,6 +183,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       sleep: (ms, reason) => clock.sleep(ms, reason),
       now: () => clock.now(),
       onRequest: progress === undefined ? undefined : () => progress.requestSent(),
+      origin: RUN_ORIGIN,
     });
     const catalogue = options.catalogue ?? (await loadDefaultCatalogue());
     progress?.start(
@@ -224,10 +232,18 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       },
       results: judged?.results ?? attributed,
       ...(judged === undefined ? {} : { baseline: judged.summary }),
+      notVerified: notVerified(judged?.results ?? attributed),
     };
   } finally {
     await target?.close();
   }
+}
+
+/** MUST checks skipped: what the run could not verify, and why (a summary names them). */
+export function notVerified(results: readonly CheckResult[]): Array<{ id: string; reason: string }> {
+  return results
+    .filter((r) => r.level === "MUST" && r.outcome === "skip")
+    .map((r) => ({ id: r.id, reason: r.skipReason ?? "skipped" }));
 }
 
 /** How many requests each manifest token sent (by label); the others under "(no manifest token)". */

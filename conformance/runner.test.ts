@@ -275,18 +275,20 @@ describe("runChecks", () => {
     expect(results.every((r) => !r.failsRun)).toBe(true);
   });
 
-  it("runs final-phase checks after all others, each group in catalogue order", async () => {
+  it("runs the coverage phase first and the final phase after all others, each group in catalogue order", async () => {
     const order: string[] = [];
     const mark = (id: string, extra: Partial<Check> = {}): Check =>
       check(id, "MUST", async () => void order.push(id), extra);
     const results = await run([
       mark("a"),
       mark("burst", { phase: "final" }),
+      mark("limit-forms", { phase: "coverage" }),
       mark("b"),
       mark("no-5xx", { phase: "final" }),
+      mark("body-forms", { phase: "coverage" }),
       mark("c"),
     ]);
-    expect(order).toEqual(["a", "b", "c", "burst", "no-5xx"]);
+    expect(order).toEqual(["limit-forms", "body-forms", "a", "b", "c", "burst", "no-5xx"]);
     expect(results.map((r) => r.id)).toEqual(order);
   });
 

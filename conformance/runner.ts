@@ -82,8 +82,9 @@ export interface Selected {
 }
 
 /**
- * The checks of a run, in running order: the catalogue's order, the final phase last. REFERENCE checks
- * outside the reference profile and checks --grep does not match are left out, not skipped.
+ * The checks of a run, in running order: the coverage phase first, then the catalogue's order, the
+ * final phase last. REFERENCE checks outside the reference profile and checks --grep does not match are
+ * left out, not skipped.
  */
 export function selectChecks(catalogue: readonly Check[], options: SelectionOptions): Selected[] {
   const grep = typeof options.grep === "string" ? compileGrep(options.grep) : options.grep;
@@ -94,7 +95,8 @@ export function selectChecks(catalogue: readonly Check[], options: SelectionOpti
       (matches(c.id) || matches(c.section) || matches(c.rule)),
   );
   const ordered = [
-    ...chosen.filter((c) => c.phase !== "final"),
+    ...chosen.filter((c) => c.phase === "coverage"),
+    ...chosen.filter((c) => c.phase === undefined),
     ...chosen.filter((c) => c.phase === "final"),
   ];
   return ordered.map((check): Selected => {

@@ -47,11 +47,13 @@ export interface Check {
    */
   writes?: boolean | "if-needed";
   /**
+   * "coverage": runs before every other check, in catalogue order: the coverage phase, every legal
+   * form of each input and its illegal neighbours (checks/coverage.ts).
    * "final": runs after every other check, in catalogue order: checks that exhaust the rate limit (the
    * 429 burst) or judge the whole run (no 5xx anywhere, from `http.history()`). The kit's own
-   * catalogue sets it in one place, checks/index.ts.
+   * catalogue sets both in one place, checks/index.ts.
    */
-  phase?: "final";
+  phase?: "coverage" | "final" | undefined;
   /** Opt-in only (slow): run when --grep names it or --slow is given. */
   slow?: boolean;
   run(ctx: CheckContext): Promise<void>;
@@ -63,8 +65,12 @@ export interface HttpRequest {
   path: string;
   /** Query parameters; an array repeats the parameter. Appended to `path` in order. */
   query?: Record<string, string | readonly string[]>;
-  /** A manifest token, a raw Authorization header value (`{ header: "bearer x" }`), or none. */
-  auth?: ManifestToken | { header: string } | null;
+  /**
+   * A manifest token, a raw Authorization header value (`{ header: "bearer x" }`), or none. A raw
+   * value made from a manifest token (a near miss) says how, so that its curl derives it from the
+   * token's shell variable instead of spelling the secret out.
+   */
+  auth?: ManifestToken | { header: string; derivedFrom?: DerivedSecret | undefined } | null;
   headers?: Record<string, string>;
   /** A JSON value, sent as `application/json` unless `headers` says otherwise. */
   json?: unknown;
@@ -72,8 +78,20 @@ export interface HttpRequest {
   rawBody?: string | Uint8Array;
 }
 
+/**
+ * A header value made from a manifest token: `shell` is the value as the inside of a double-quoted
+ * POSIX shell word in which `$T` stands for the token (`Bearer $(printf %s "$T" | cut -c1-44)`: its
+ * last character dropped), so that a curl line rebuilds it from the token's variable.
+ */
+export interface DerivedSecret {
+  token: ManifestToken;
+  shell: string;
+}
+
 export interface HttpExchange {
   request: HttpRequest;
+  /** When the request was sent, on the run's clock (ms): what the rate-limit judges count with. */
+  sentAt?: number | undefined;
   status: number;
   /** Lower-cased header names. */
   headers: Record<string, string>;
@@ -114,6 +132,8 @@ export interface RunOptions {
   tokens?: string;
   /** Slow checks were run (--slow). */
   slow?: boolean;
+  /** The Origin every request carries unless it sets its own (CORS is judged on every answer). */
+  origin?: string | undefined;
 }
 
 /**
@@ -223,6 +243,8 @@ export interface RunReport {
   results: CheckResult[];
   /** The baseline the run was compared with (--baseline), and what came of it. */
   baseline?: BaselineSummary | undefined;
+  /** MUST checks the run skipped, with why: rules this run did not verify (--read-only, a missing token kind). */
+  notVerified?: Array<{ id: string; reason: string }> | undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { failureKey } from "../failures.js";
-import type { Check, CheckContext, HttpRequest } from "../types.js";
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,
   expectErrorEnvelope,
+  expectRejected,
   expectList,
   expectNot5xx,
   expectStatus,
@@ -13,8 +14,8 @@ import {
   readErrorEnvelope,
   statusAndCode,
 } from "../support/assert.js";
-import { fullToken, listRequest, validContact } from "../support/data.js";
-import { INVALID, ruleCheck, type RuleRow } from "../support/rows.js";
+import { fullToken, itemsOf, listRequest, tokenHolding, validContact } from "../support/data.js";
+import { ruleCheck, type RuleRow } from "../support/rows.js";
 import type { NearPathAnswer } from "../support/shared.js";
 import { ANNOUNCED_POSTS, LISTS } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
@@ -58,6 +59,124 @@ function nearPaths(ctx: CheckContext): Promise<readonly NearPathAnswer[]> {
     for (const c of cases) out.push({ what: c.what, ex: await ctx.http.send(c.request) });
     return out;
   });
+}
+
+/** A body sent as is, and the marked name or sku that would show it stored. */
+interface RawBody {
+  what: string;
+  path: string;
+  text: string;
+  /** The name (or sku) a server that took the body would have stored; none for a body that names none. */
+  trace?: string;
+}
+
+/** A contact body that is valid JSON but for one thing, named so that it can be looked for. */
+function malformedBodies(ctx: CheckContext): RawBody[] {
+  const name = (n: string): string => `${ctx.marker} malformed ${n}`;
+  const contact = (what: string, text: (name: string) => string): RawBody => ({
+    what,
+    path: LISTS.contacts.path,
+    text: text(name(what)),
+    trace: name(what),
+  });
+  const priced = (what: string, price: string): RawBody => ({
+    what,
+    path: LISTS.products.path,
+    text: `{"sku":"${ctx.marker}-malformed-${what.replace(/\W+/g, "-")}","name":"${name(what)}","unitPrice":${price}}`,
+    trace: name(what),
+  });
+  return [
+    { what: "Truncated JSON", path: LISTS.contacts.path, text: '{"type": "CLIENT", "name": ' },
+    { what: "Truncated JSON to products", path: LISTS.products.path, text: '{"sku": ' },
+    { what: "An empty body", path: LISTS.contacts.path, text: "" },
+    contact("single quotes", (n) => `{'type': 'CLIENT', 'name': '${n}'}`),
+    contact("a trailing comma", (n) => `{"type": "CLIENT", "name": "${n}",}`),
+    contact("a block comment", (n) => `{"type": "CLIENT", /* a comment */ "name": "${n}"}`),
+    contact("a line comment", (n) => `{"type": "CLIENT", // a comment\n"name": "${n}"}`),
+    contact("unquoted keys", (n) => `{type: "CLIENT", name: "${n}"}`),
+    contact("a raw line break in a string", (n) => `{"type": "CLIENT", "name": "${n}\nx"}`),
+    contact("an escape JSON has not", (n) => `{"type": "CLIENT", "name": "${n} \\x41"}`),
+    contact("more after the object", (n) => `{"type": "CLIENT", "name": "${n}"} x`),
+    contact("two objects", (n) => `{"type": "CLIENT", "name": "${n}"}{"type": "CLIENT", "name": "${n} 2"}`),
+    priced("NaN", "NaN"),
+    priced("Infinity", "Infinity"),
+    priced("minus Infinity", "-Infinity"),
+    priced("a number past the float range", "1e309"),
+    priced("a leading zero", "010"),
+    priced("a leading plus", "+10"),
+    priced("a hexadecimal number", "0x10"),
+    priced("a bare fraction", ".5"),
+  ];
+}
+
+/** JSON that is not the object §4 asks for, some of it holding one a lenient server might unwrap. */
+function nonObjectBodies(ctx: CheckContext): RawBody[] {
+  const name = (n: string): string => `${ctx.marker} not an object ${n}`;
+  const contact = (n: string): string => JSON.stringify({ type: "CLIENT", name: name(n) });
+  const at = LISTS.contacts.path;
+  return [
+    ...["[]", '"CLIENT"', "null", "42", "true"].map((text) => ({ what: `The body ${text}`, path: at, text })),
+    {
+      what: "An array holding a valid contact",
+      path: at,
+      text: `[${contact("array")}]`,
+      trace: name("array"),
+    },
+    {
+      what: "A valid contact as a JSON string",
+      path: at,
+      text: JSON.stringify(contact("string")),
+      trace: name("string"),
+    },
+    {
+      what: "A valid contact in the success envelope",
+      path: at,
+      text: `{"data":${contact("envelope")}}`,
+      trace: name("envelope"),
+    },
+  ];
+}
+
+/**
+ * Each body gets 400 invalid_request (§7), then one read of each list shows that none was stored:
+ * a server that validates after it writes answers 400 and keeps the record.
+ */
+async function expectRefusedUnstored(ctx: CheckContext, bodies: readonly RawBody[]): Promise<void> {
+  const sent: HttpExchange[] = [];
+  // Refused whoever sends it: the load falls on tokens holding just the scope, where there are such.
+  const listOf = (path: string): "contacts" | "products" =>
+    path === LISTS.products.path ? "products" : "contacts";
+  for (const body of bodies) {
+    const ex = await ctx.http.send({
+      method: "POST",
+      path: body.path,
+      auth: tokenHolding(ctx, `${listOf(body.path)}:write`),
+      headers: JSON_TYPE,
+      rawBody: body.text,
+    });
+    expectRejected(ex, `${body.what} (POST ${body.path}) must get 400 invalid_request`);
+    sent.push(ex);
+  }
+  for (const list of ["contacts", "products"] as const) {
+    const traces = bodies.filter((b) => b.path === LISTS[list].path && b.trace !== undefined);
+    if (traces.length === 0) continue;
+    const read = await ctx.http.send(
+      listRequest(list, tokenHolding(ctx, LISTS[list].scope), { limit: "200" }),
+    );
+    const items = itemsOf(read) ?? [];
+    const stored = traces.find((b) =>
+      items.some((i) => typeof i.name === "string" && i.name.startsWith(b.trace ?? "")),
+    );
+    if (stored !== undefined) {
+      fail(`${stored.what}, refused with 400, was stored all the same (§7)`, {
+        key: failureKey("refused, yet stored", list),
+        expected: "no record made of a refused body",
+        actual: `${list} lists a record named ${JSON.stringify(stored.trace)}`,
+        exchange: read,
+        evidence: [...sent.filter((ex) => ex.request.rawBody === stored.text), read],
+      });
+    }
+  }
 }
 
 const checks: readonly Check[] = [
@@ -219,15 +338,31 @@ const checks: readonly Check[] = [
       }
     },
   },
+  {
+    id: "errors.malformed-json",
+    section: SECTION.errors,
+    clause: ["§7.4", "§4.2"],
+    level: "MUST",
+    rule: "A POST body that is not JSON (truncated, single quotes, trailing commas, comments, unquoted keys, NaN, Infinity, leading zeros or signs, raw control characters, JSON followed by more) or holds a number past the float range gets 400 invalid_request, and nothing is stored",
+    gap: 14,
+    async run(ctx) {
+      await expectRefusedUnstored(ctx, malformedBodies(ctx));
+    },
+  },
+  {
+    id: "errors.non-object-json",
+    section: SECTION.errors,
+    clause: ["§7.4", "§4.2"],
+    level: "MUST",
+    rule: "A POST body that is JSON but not an object ([], a string, null, a number, true, an array holding a valid object, a valid object as a JSON string) or wraps one in the success envelope gets 400 invalid_request, and nothing is stored",
+    gap: 14,
+    async run(ctx) {
+      await expectRefusedUnstored(ctx, nonObjectBodies(ctx));
+    },
+  },
 ];
 
-/** A malformed body to the contacts endpoint, declared as JSON. */
-const rawContact = (ctx: CheckContext, what: string, rawBody: string) => ({
-  what,
-  request: postContactRaw(ctx, rawBody, JSON_TYPE),
-});
-
-/** What has no endpoint, and bodies that are not a JSON object: one answer expected for each request. */
+/** What has no endpoint: one answer expected for each request. */
 const rows: readonly RuleRow[] = [
   {
     id: "errors.unknown-paths",
@@ -278,42 +413,6 @@ const rows: readonly RuleRow[] = [
       ];
     },
     expect: "no endpoint",
-  },
-  {
-    id: "errors.malformed-json",
-    section: SECTION.errors,
-    clause: ["§7.4", "§4.2"],
-    level: "MUST",
-    rule: "A POST body that is not well-formed JSON gets 400 invalid_request",
-    gap: 14,
-    requests: (ctx) => [
-      rawContact(ctx, "Truncated JSON", '{"type": "CLIENT", "name": '),
-      rawContact(ctx, "JSON with single quotes", "{'type': 'CLIENT', 'name': 'x'}"),
-      rawContact(ctx, "JSON with a trailing comma", '{"type": "CLIENT", "name": "x",}'),
-      rawContact(ctx, "An empty body", ""),
-      {
-        what: "Truncated JSON to products",
-        request: {
-          method: "POST",
-          path: LISTS.products.path,
-          auth: fullToken(ctx),
-          headers: JSON_TYPE,
-          rawBody: '{"sku": ',
-        },
-      },
-    ],
-    expect: INVALID,
-  },
-  {
-    id: "errors.non-object-json",
-    section: SECTION.errors,
-    clause: "§7.4",
-    level: "MUST",
-    rule: "A POST body that is JSON but not an object ([], a string, null, a number) gets 400 invalid_request",
-    gap: 14,
-    requests: (ctx) =>
-      ["[]", '"CLIENT"', "null", "42"].map((body) => rawContact(ctx, `The body ${body}`, body)),
-    expect: INVALID,
   },
 ];
 

@@ -2,6 +2,8 @@ import type { Check } from "../types.js";
 import { authChecks } from "./auth.js";
 import { contactChecks } from "./contacts.js";
 import { corsChecks } from "./cors.js";
+import { coverageBodyChecks } from "./coverage-bodies.js";
+import { coverageQueryChecks } from "./coverage.js";
 import { envelopeChecks } from "./envelope.js";
 import { errorChecks } from "./errors.js";
 import { isolationChecks } from "./isolation.js";
@@ -28,6 +30,14 @@ const main: readonly Check[] = [
 ];
 
 /**
+ * The coverage phase, first: every input's legal forms and illegal neighbours (checks/coverage.ts),
+ * sent before the other checks add records, in the order of its inputs.
+ */
+const coveragePhase: readonly Check[] = [...coverageQueryChecks, ...coverageBodyChecks].map(
+  (c): Check => ({ ...c, phase: "coverage" }),
+);
+
+/**
  * The final phase, in this order, after every other check: the rate-limit checks exhaust the limit
  * (the burst first: ratelimit.scope and ratelimit.headers read it), then the judges of the whole run
  * read every answer of it, the burst's included.
@@ -38,5 +48,12 @@ const finalPhase: readonly Check[] = [...rateLimitChecks, ...runChecks].map(
 
 const rank = (c: Check): number => SECTION_ORDER.indexOf(c.section);
 
-/** The kit's checks: spec order (stable within a section, areas in the order above), then the final phase. */
-export const catalogue: readonly Check[] = [...main.toSorted((a, b) => rank(a) - rank(b)), ...finalPhase];
+/**
+ * The kit's checks: the coverage phase, then spec order (stable within a section, areas in the order
+ * above), then the final phase.
+ */
+export const catalogue: readonly Check[] = [
+  ...coveragePhase,
+  ...main.toSorted((a, b) => rank(a) - rank(b)),
+  ...finalPhase,
+];

@@ -18,8 +18,11 @@ import {
   filteredPage,
   firstPage,
   fullToken,
+  itemsOf,
+  listRequest,
   locate,
   readWhole,
+  reader,
   requireCreated,
   validProduct,
 } from "../support/data.js";
@@ -123,7 +126,72 @@ async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestT
   }
 }
 
+/** The value of the list's filter its first page holds most: a filtered read then has items to leak. */
+function commonValue(list: ListName, items: readonly JsonObject[]): string | undefined {
+  const param = LISTS[list].filter?.param;
+  if (param === undefined) return undefined;
+  const counts = new Map<string, number>();
+  for (const item of items) {
+    const v = item[param];
+    if (typeof v === "string") counts.set(v, (counts.get(v) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
 export const isolationChecks: readonly Check[] = [
+  {
+    id: "isolation.cache",
+    section: SECTION.service,
+    clause: "§1.2",
+    level: "MUST",
+    rule: "The same list request made by one organization, then at once by the other, gets each its own records (a cache keyed without the organization serves the first one's)",
+    async run(ctx) {
+      const second = fullToken(ctx, 1);
+      for (const list of LIST_NAMES) {
+        // Organization 0's reads on a token holding just the list's scope, where there is one.
+        const first = reader(ctx, list);
+        const mine = itemsOf(await firstPage(ctx, list, first)) ?? [];
+        const param = LISTS[list].filter?.param;
+        const value = commonValue(list, mine);
+        // An unusual page size: a URL no other check asks for, read twice in a row.
+        const queries: Array<Record<string, string>> = [
+          { limit: "7" },
+          ...(param === undefined || value === undefined ? [] : [{ [param]: value, limit: "7" }]),
+        ];
+        for (const query of queries) {
+          for (const [a, b] of [
+            [first, second],
+            [second, first],
+          ] as const) {
+            const before = await ctx.http.send(listRequest(list, a, query));
+            const after = await ctx.http.send(listRequest(list, b, query));
+            const own = new Set(
+              expectList(before, `${requestLine(before.request)} must answer 200`).map(canonical),
+            );
+            const shared = expectList(after, `${requestLine(after.request)} must answer 200`).filter((item) =>
+              own.has(canonical(item)),
+            );
+            if (shared.length > 0) {
+              fail(
+                `${requestLine(after.request)}, asked by ${b.organization} right after ${a.organization} asked the same, answers ${a.organization}'s ${list} (§1)`,
+                {
+                  key: failureKey(
+                    "the same request answered with the other organization's records",
+                    list,
+                    param !== undefined && param in query ? "filtered" : "unfiltered",
+                  ),
+                  expected: `only ${b.organization}'s own ${list}`,
+                  actual: `${shared.length} of ${a.organization}'s record(s), e.g. ${snippet(JSON.stringify(shared[0]), 200)}`,
+                  exchange: after,
+                  evidence: [before, after],
+                },
+              );
+            }
+          }
+        }
+      }
+    },
+  },
   {
     id: "isolation.lists",
     section: SECTION.service,
@@ -144,7 +212,7 @@ export const isolationChecks: readonly Check[] = [
       }
       await expectOwnContacts(ctx, 1, second);
       for (const { list, value } of listReads()) {
-        const mine = await read(ctx, list, value, first);
+        const mine = await read(ctx, list, value, reader(ctx, list));
         const theirs = await read(ctx, list, value, second);
         const what = `${requestLine(theirs.request)}`;
         const own = new Set(expectList(mine, `${requestLine(mine.request)} must answer 200`).map(canonical));

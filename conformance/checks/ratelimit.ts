@@ -1,8 +1,8 @@
 import type { ManifestToken } from "../manifest-schema.js";
 import { failureKey } from "../failures.js";
-import type { Check, CheckContext, HttpExchange } from "../types.js";
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
-import { fullToken, listRequest, usableTokens } from "../support/data.js";
+import { fullToken, leastUsed, listRequest, usableTokens } from "../support/data.js";
 import type { Burst } from "../support/shared.js";
 import { SECTION } from "../spec/clauses.js";
 
@@ -16,29 +16,116 @@ const ORIGIN = "https://ratelimit.conformance.example";
 /** Requests in flight at once: enough to outrun a window on a slow client, few enough not to flood. */
 const BATCH = 10;
 
+/** What a burst sends (its n-th request), and which answers other than 429 it expects. */
+interface BurstPlan {
+  request: (n: number) => HttpRequest;
+  expected: (status: number) => boolean;
+}
+
+/** The plain burst: one successful read, again and again. */
+const successes = (token: ManifestToken): BurstPlan => ({
+  request: () => ({ ...listRequest("contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } }),
+  expected: (status) => status === 200,
+});
+
+/**
+ * Requests a valid token makes and the target refuses (400 for limit=0, 404 for a path that is no
+ * endpoint; a target may clamp the limit instead): each counts toward §8's limit all the same.
+ */
+const refusals = (ctx: CheckContext, token: ManifestToken): BurstPlan => ({
+  request: (n) =>
+    n % 2 === 0
+      ? { ...listRequest("contacts", token, { limit: "0" }), headers: { Origin: ORIGIN } }
+      : { method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: token, headers: { Origin: ORIGIN } },
+  expected: (status) => status < 500,
+});
+
 /**
  * Unpaced requests with one token until a 429, at most 2 × limit + 1 (a fixed window may reset
  * mid-burst), sent BATCH at a time so that the burst outruns the window even when one request takes
- * several milliseconds. Stops at the first batch holding a 429 (or an answer neither 200 nor 429).
+ * several milliseconds. Stops at the first batch holding a 429 (or an answer the plan does not expect).
  */
-async function exhaust(ctx: CheckContext, token: ManifestToken): Promise<Burst> {
+async function exhaust(ctx: CheckContext, plan: BurstPlan): Promise<Burst> {
   const max = 2 * ctx.options.rateLimit + 1;
-  const request = { ...listRequest("contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } };
   const started = ctx.clock.now();
   let first: HttpExchange | undefined;
   let sent = 0;
   while (sent < max) {
     const size = Math.min(BATCH, max - sent);
-    const batch = await Promise.all(Array.from({ length: size }, () => ctx.http.sendUnpaced(request)));
+    const batch = await Promise.all(
+      Array.from({ length: size }, (_, i) => ctx.http.sendUnpaced(plan.request(sent + i))),
+    );
     for (const ex of batch) {
       sent += 1;
       first ??= ex;
       const durationMs = ctx.clock.now() - started;
       if (ex.status === 429) return { sent, first, limited: ex, unexpected: undefined, durationMs };
-      if (ex.status !== 200) return { sent, first, limited: undefined, unexpected: ex, durationMs };
+      if (!plan.expected(ex.status)) return { sent, first, limited: undefined, unexpected: ex, durationMs };
     }
   }
   return { sent, first, limited: undefined, unexpected: undefined, durationMs: ctx.clock.now() - started };
+}
+
+/**
+ * The tokens the final phase spends: the burst's (organization 0's full token), and for the burst of
+ * refused requests the one of its organization that sent the fewest requests lately (else of the
+ * manifest), so that neither burst starts on a budget the other used when the target counts per token.
+ */
+function rateTokens(ctx: CheckContext): { burst: ManifestToken; refusals: ManifestToken | undefined } {
+  const burst = fullToken(ctx);
+  const others = usableTokens(ctx).filter((t) => t.label !== burst.label);
+  const mine = others.filter((t) => t.organization === burst.organization);
+  return { burst, refusals: leastUsed(ctx, mine) ?? leastUsed(ctx, others) };
+}
+
+/**
+ * The spare token holding contacts:read that sent the fewest requests in the last window: a limit
+ * shared with the burst's token shows on it, and nothing else does. A token lacking the scope would
+ * say nothing: a target may judge the scope before the limit.
+ */
+const probeToken = (ctx: CheckContext, candidates: readonly ManifestToken[]): ManifestToken | undefined =>
+  leastUsed(
+    ctx,
+    candidates.filter((t) => t.scopes.includes("contacts:read")),
+  );
+
+/**
+ * §8: the burst met 429 rate_limited, having met no answer its plan did not expect on the way (a
+ * burst that outlasted a window without a 429 proves nothing: skipped).
+ */
+function expectLimited(
+  ctx: CheckContext,
+  b: Burst,
+  says: { what: string; expected: string; key: string; why: string },
+): asserts b is Burst & { limited: HttpExchange } {
+  if (b.unexpected !== undefined) {
+    fail(`The burst of ${says.what} stopped on an answer it did not expect (request ${b.sent})`, {
+      key: failureKey("burst stopped", `status ${b.unexpected.status}`),
+      cause: b.unexpected.status >= 500 ? "response.no-5xx" : "rule",
+      expected: `${says.expected}, then 429 rate_limited`,
+      actual: answer(b.unexpected),
+      exchange: b.unexpected,
+    });
+  }
+  skipIfSlow(ctx, b);
+  if (b.limited === undefined) {
+    fail(`${b.sent} ${says.what} in a burst (${b.durationMs} ms) never met a 429 (${says.why})`, {
+      key: says.key,
+      expected: `429 rate_limited within ${b.sent} requests`,
+      actual: `no 429 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
+      ...(b.first === undefined ? {} : { exchange: b.first }),
+    });
+  }
+  expectError(
+    b.limited,
+    429,
+    "rate_limited",
+    "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
+  );
+  ctx.observe(
+    "429 met",
+    `The burst of ${says.what} met its first 429 at request ${b.sent}, after ${b.durationMs} ms.`,
+  );
 }
 
 /** A burst that met no 429 but outlasted a window proves nothing: a correct limit may have reset. */
@@ -50,8 +137,30 @@ function skipIfSlow(ctx: CheckContext, b: Burst): void {
 
 const burst = (ctx: CheckContext): Promise<Burst> => {
   const token = fullToken(ctx);
-  return ctx.shared.burst.get(() => exhaust(ctx, token));
+  return ctx.shared.burst.get(() => exhaust(ctx, successes(token)));
 };
+
+/**
+ * Which budget a request counts toward where the target counts per `scope` (spec-gaps #21): its
+ * token's or organization's, or the whole run's. A raw Authorization header that carries a manifest
+ * token (`bearer <token>`) counts as that token's: a target may well accept it.
+ */
+function budgetOf(
+  scope: "token" | "organization" | "address",
+  request: HttpRequest,
+  tokens: readonly ManifestToken[],
+): string {
+  if (scope === "address") return "";
+  const auth = request.auth;
+  const token =
+    auth === null || auth === undefined
+      ? undefined
+      : "header" in auth
+        ? tokens.find((t) => auth.header.includes(t.token))
+        : auth;
+  if (token === undefined) return "(no manifest token)";
+  return scope === "token" ? token.label : token.organization;
+}
 
 const RATE_HEADER = /^(x-)?ratelimit|^retry-after$/;
 
@@ -76,6 +185,28 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
 
 export const rateLimitChecks: readonly Check[] = [
   {
+    id: "ratelimit.counts-failures",
+    section: SECTION.limits,
+    clause: ["§8.1", "§7.8"],
+    level: "MUST",
+    rule: "Requests a valid token makes count toward the limit whatever their outcome: a quick burst of refused ones (400, 404) meets 429 within 2 × limit + 1",
+    gap: 21,
+    async run(ctx) {
+      const token = rateTokens(ctx).refusals;
+      if (token === undefined)
+        return ctx.skip(
+          "the manifest has no usable token besides the burst's, whose budget this would spend",
+        );
+      const b = await ctx.shared.failureBurst.get(() => exhaust(ctx, refusals(ctx, token)));
+      expectLimited(ctx, b, {
+        what: "refused requests",
+        expected: "400 or 404",
+        key: "no 429 in a burst of refused requests",
+        why: "the limit does not count them",
+      });
+    },
+  },
+  {
     id: "ratelimit.burst",
     section: SECTION.limits,
     clause: ["§8.1", "§7.8"],
@@ -83,35 +214,12 @@ export const rateLimitChecks: readonly Check[] = [
     rule: "A quick burst with one token meets 429 rate_limited within 2 × limit + 1 requests",
     gap: 21,
     async run(ctx) {
-      const b = await burst(ctx);
-      if (b.unexpected !== undefined) {
-        fail(`The burst stopped on an answer that is neither 200 nor 429 (request ${b.sent})`, {
-          key: failureKey("burst stopped", `status ${b.unexpected.status}`),
-          cause: b.unexpected.status >= 500 ? "response.no-5xx" : "rule",
-          expected: "200, then 429 rate_limited",
-          actual: answer(b.unexpected),
-          exchange: b.unexpected,
-        });
-      }
-      skipIfSlow(ctx, b);
-      if (b.limited === undefined) {
-        fail(
-          `${b.sent} requests in a burst (${b.durationMs} ms) never met a 429 (§8: ${ctx.options.rateLimit} per window)`,
-          {
-            key: "no 429 in the burst",
-            expected: `429 rate_limited within ${b.sent} requests`,
-            actual: `every answer 200 (first: ${b.first === undefined ? "none" : answer(b.first)})`,
-            ...(b.first === undefined ? {} : { exchange: b.first }),
-          },
-        );
-      }
-      expectError(
-        b.limited,
-        429,
-        "rate_limited",
-        "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
-      );
-      ctx.observe("429 met", `The burst met its first 429 at request ${b.sent}, after ${b.durationMs} ms.`);
+      expectLimited(ctx, await burst(ctx), {
+        what: "requests",
+        expected: "200",
+        key: "no 429 in the burst",
+        why: `§8: ${ctx.options.rateLimit} per window`,
+      });
     },
   },
   {
@@ -122,19 +230,22 @@ export const rateLimitChecks: readonly Check[] = [
     rule: "What the rate limit counts: the token, the organization, or the client address",
     gap: 21,
     async run(ctx) {
-      const full = fullToken(ctx);
+      const { burst: full, refusals } = rateTokens(ctx);
       // A second burst against a target that never limited the first would only add load.
       if ((await burst(ctx)).limited === undefined) ctx.skip("the burst check met no 429");
-      const b = await exhaust(ctx, full);
+      const b = await exhaust(ctx, successes(full));
       skipIfSlow(ctx, b);
       if (b.limited === undefined) ctx.skip("the token could not be brought to a 429");
-      const sibling = usableTokens(ctx).find(
-        (t) =>
-          t.organization === full.organization &&
-          t.label !== full.label &&
-          t.scopes.includes("contacts:read"),
+      // Neither the bursts' tokens: a token limited by its own burst tells nothing of the scope.
+      const spare = usableTokens(ctx).filter((t) => t.label !== full.label && t.label !== refusals?.label);
+      const sibling = probeToken(
+        ctx,
+        spare.filter((t) => t.organization === full.organization),
       );
-      const otherOrg = ctx.tokens.find({ kind: "full", org: 1 });
+      const otherOrg = probeToken(
+        ctx,
+        spare.filter((t) => t.organization !== full.organization),
+      );
       const probes: Array<[string, ManifestToken | null]> = [];
       if (sibling !== undefined) probes.push(["another token of the same organization", sibling]);
       if (otherOrg !== undefined) probes.push(["a token of another organization", otherOrg]);
@@ -144,7 +255,7 @@ export const rateLimitChecks: readonly Check[] = [
         const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
         if (ex.status === 429) limited.push(what);
         ctx.observe(
-          `${what}: ${statusAndCode(ex)}`,
+          `${what}: ${ex.status === 429 ? "limited" : "not limited"}`,
           `While one token is rate-limited, ${what} gets ${statusAndCode(ex)}.`,
         );
       }
@@ -154,6 +265,16 @@ export const rateLimitChecks: readonly Check[] = [
           : limited.length === probes.length
             ? "per client address (or globally)"
             : `shared with ${limited.join(" and ")}`;
+      // What ratelimit.not-early counts by: only a reading the probes settle.
+      const sameOrg = limited.length === 1 && limited[0] === "another token of the same organization";
+      ctx.shared.rateScope =
+        limited.length === 0 && sibling !== undefined
+          ? "token"
+          : limited.length === probes.length
+            ? "address"
+            : sameOrg
+              ? "organization"
+              : undefined;
       ctx.observe(`counted ${reading}`, `The rate limit reads as counted ${reading}.`);
     },
   },
@@ -166,7 +287,8 @@ export const rateLimitChecks: readonly Check[] = [
     gap: 21,
     async run(ctx) {
       const b = await burst(ctx);
-      if (b.first !== undefined)
+      // A first answer already limited (the refused requests' burst spent a shared budget) shows no success.
+      if (b.first !== undefined && b.first.status !== 429)
         ctx.observe(
           `on success: ${rateHeaderNames(b.first)}`,
           `A successful answer carries rate-limit headers: ${rateHeaders(b.first)}.`,
@@ -199,8 +321,9 @@ export const rateLimitChecks: readonly Check[] = [
           });
         }
       };
-      expectHeader(b.first, "ratelimit");
-      expectHeader(b.first, "ratelimit-policy");
+      const success = b.first?.status === 429 ? undefined : b.first;
+      expectHeader(success, "ratelimit");
+      expectHeader(success, "ratelimit-policy");
       if (b.limited === undefined) ctx.skip("the burst met no 429 (ratelimit.burst reports it)");
       expectHeader(b.limited, "retry-after");
       expectHeader(b.limited, "ratelimit-policy");
@@ -216,7 +339,7 @@ export const rateLimitChecks: readonly Check[] = [
     slow: true,
     async run(ctx) {
       const token = fullToken(ctx);
-      const b = await exhaust(ctx, token);
+      const b = await exhaust(ctx, successes(token));
       skipIfSlow(ctx, b);
       if (b.limited === undefined) {
         fail("The token could not be brought to a 429 to wait it out", {
@@ -245,6 +368,52 @@ export const rateLimitChecks: readonly Check[] = [
           exchange: ex,
         });
       }
+    },
+  },
+  {
+    id: "ratelimit.not-early",
+    section: SECTION.limits,
+    clause: ["§8.1"],
+    level: "MUST",
+    rule: "No request is refused with 429 before the limit is used: each 429 of the run follows at least limit requests in the window before it, counted where the target counts (the scope ratelimit.scope reads; the whole run's requests when it cannot tell)",
+    gap: 21,
+    async run(ctx) {
+      const history = ctx.http.history();
+      const limited = history.filter((ex) => ex.status === 429 && ex.sentAt !== undefined);
+      if (limited.length === 0) ctx.skip("no request of the run met a 429");
+      const scope = ctx.shared.rateScope ?? "address";
+      // The kit stamps a request when it sends it and the target when it arrives: a margin on the
+      // window makes the kit count more, never fewer, of what the target counted.
+      const window = ctx.options.rateWindowMs + Math.min(2000, ctx.options.rateWindowMs / 20);
+      const tokens = ctx.tokens.manifest.tokens;
+      for (const ex of limited) {
+        const budget = budgetOf(scope, ex.request, tokens);
+        const at = ex.sentAt ?? 0;
+        const counted = history.filter(
+          (e) =>
+            e !== ex &&
+            e.status !== 429 &&
+            e.sentAt !== undefined &&
+            e.sentAt <= at &&
+            e.sentAt >= at - window &&
+            budgetOf(scope, e.request, tokens) === budget,
+        ).length;
+        if (counted < ctx.options.rateLimit) {
+          fail(
+            `A 429 came after ${counted} requests in its window, before the limit of ${ctx.options.rateLimit} was used (§8)`,
+            {
+              key: failureKey("429 before the limit", `counted per ${scope}`),
+              expected: `at least ${ctx.options.rateLimit} requests counted per ${scope} in the window before a 429`,
+              actual: `${counted} requests, then 429`,
+              exchange: ex,
+            },
+          );
+        }
+      }
+      ctx.observe(
+        `judged per ${scope}`,
+        `Every 429 of the run came after the limit was used, counted per ${scope}.`,
+      );
     },
   },
 ];

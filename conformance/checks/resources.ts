@@ -1,7 +1,7 @@
 import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange } from "../types.js";
 import { expectList, fail, type JsonObject } from "../support/assert.js";
-import { firstPage, fullToken } from "../support/data.js";
+import { firstPage, reader } from "../support/data.js";
 import {
   CONTACT_FIELDS,
   EXPENSE_FIELDS,
@@ -33,7 +33,7 @@ async function pageItems(
   ctx: CheckContext,
   list: ListName,
 ): Promise<{ ex: HttpExchange; items: readonly JsonObject[] }> {
-  const ex = await firstPage(ctx, list, fullToken(ctx));
+  const ex = await firstPage(ctx, list, reader(ctx, list));
   return { ex, items: expectList(ex, `GET ${list} must answer 200 { "data": [...] }`) };
 }
 
@@ -60,7 +60,7 @@ const fieldsCheck = (list: ListName, what: string, clause: readonly ClauseId[]):
   section: SECTION.resources,
   clause,
   level: "MUST",
-  rule: `Every ${what} in a list has §2's fields with their types and formats (optional ones absent, null or typed)`,
+  rule: `Every ${what} in a list has §2's fields with their types and formats (optional ones absent, null or typed)${clause.includes("§3 Token status.3") ? ", and no status field (§3)" : ""}`,
   gap: 4,
   async run(ctx) {
     const { ex, items } = await pageItems(ctx, list);
@@ -75,8 +75,13 @@ const fieldsCheck = (list: ListName, what: string, clause: readonly ClauseId[]):
 });
 
 export const resourceChecks: readonly Check[] = [
-  fieldsCheck("contacts", "contact", [...COMMON, ...clauseRange("§2 Contact", 1, 10)]),
-  fieldsCheck("products", "product", ["§2.1", ...COMMON, ...clauseRange("§2 Product", 1, 9)]),
+  fieldsCheck("contacts", "contact", [...COMMON, ...clauseRange("§2 Contact", 1, 10), "§3 Token status.3"]),
+  fieldsCheck("products", "product", [
+    "§2.1",
+    ...COMMON,
+    ...clauseRange("§2 Product", 1, 9),
+    "§3 Token status.3",
+  ]),
   fieldsCheck("invoices", "invoice", [
     "§2.1",
     ...COMMON,

@@ -1,6 +1,6 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
-import type { JsonObject } from "./assert.js";
+import { snippet, type JsonObject } from "./assert.js";
 import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "../spec/constants.js";
 
 /**
@@ -103,6 +103,10 @@ export interface InvalidBody {
   /** How, as the failure message says it: "201 characters (max 200)". */
   why: string;
 }
+
+/** A broken body as a counterexample shows it: the field, why it is broken, the body as sent. */
+export const describeInvalid = (v: InvalidBody): string =>
+  `${v.field} ${v.why} in ${snippet(JSON.stringify(v.body), 300)}`;
 
 export interface Mutation {
   field: string;

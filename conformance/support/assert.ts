@@ -1,4 +1,4 @@
-import { CheckFailure, failureKey, routeOf, type Cause } from "../failures.js";
+import { CheckFailure, failureKey, routeOf, type Cause, type FailureInit } from "../failures.js";
 import type { HttpExchange, HttpRequest } from "../types.js";
 
 /**
@@ -17,17 +17,15 @@ export type JsonObject = Record<string, unknown>;
 export const isRecord = (value: unknown): value is JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * Fails the check: `key` is the defect without the run's values (failures.ts), `cause` by default the
+ * check's own rule; `evidence` the exchanges that show it, in order, when one alone does not (a POST,
+ * then the GET), missing ones left out.
+ */
 export function fail(
   message: string,
-  init: {
-    /** The defect, without the run's values: failures.ts, CheckFailure.key. */
-    key: string;
-    /** Default "rule": the check's own. */
-    cause?: Cause;
-    expected: string;
-    actual: string;
+  init: Omit<FailureInit, "exchange" | "evidence" | "replay"> & {
     exchange?: HttpExchange | undefined;
-    /** The exchanges that show the failure, in order, when one alone does not (a POST, then the GET). */
     evidence?: ReadonlyArray<HttpExchange | undefined>;
   },
 ): never {
@@ -260,6 +258,16 @@ export function readErrorEnvelope(json: unknown): ErrorEnvelope | EnvelopeProble
   return { code: error.code, message: error.message, details: isRecord(details) ? details : undefined };
 }
 
+/** The foundation rule an error answer breaks by its envelope alone, if it breaks one. */
+export function envelopeCauseOf(
+  ex: HttpExchange,
+): "envelope.error-shape" | "envelope.details-shape" | undefined {
+  if (ex.status < 400 || ex.status >= 500) return undefined;
+  const read = readErrorEnvelope(ex.json);
+  if (!isEnvelopeProblem(read)) return undefined;
+  return read.problem === "details not an object" ? "envelope.details-shape" : "envelope.error-shape";
+}
+
 /**
  * §7: `{ "error": { "code": string, "message": string, "details"?: object } }`, JSON; with `code`, that
  * code exactly.
@@ -270,7 +278,7 @@ export function expectErrorEnvelope(ex: HttpExchange, code?: string, rule?: stri
   if (isEnvelopeProblem(read)) {
     fail(lead(rule, `${answered(ex)} without the error envelope: ${read.why}`), {
       key: keyOf(read.problem, ex),
-      cause: read.problem === "details not an object" ? "envelope.details-shape" : "envelope.error-shape",
+      cause: envelopeCauseOf(ex) ?? "envelope.error-shape",
       expected: '{ "error": { "code": string, "message": string, "details"?: object } } (§7)',
       actual: snippet(ex.text),
       exchange: ex,

@@ -17,12 +17,43 @@ export const fullToken = (ctx: CheckContext, org: 0 | 1 = 0): ManifestToken =>
   ctx.tokens.get({ kind: "full", org });
 
 /**
- * A token holding exactly `scope` when the manifest has one, else the full token: for requests whose
- * answer depends only on holding the scope (an invalid body is refused whoever sends it), so that their
- * load falls on a token the other checks leave idle (per-token rate limits, spec-gaps #21).
+ * Among organization 0's tokens holding `scope`, the one that sent the fewest requests in the last
+ * window (holding exactly that scope breaking ties): for requests whose answer depends only on holding
+ * the scope (an invalid body is refused whoever sends it), so that their load goes where the per-token
+ * budgets have room (spec-gaps #21) rather than wait on the full token's.
  */
-export const tokenHolding = (ctx: CheckContext, scope: string): ManifestToken =>
-  ctx.tokens.find({ kind: "scopes", scopes: [scope], exact: true }) ?? fullToken(ctx);
+export function tokenHolding(ctx: CheckContext, scope: string): ManifestToken {
+  const full = fullToken(ctx);
+  const holders = usableTokens(ctx).filter(
+    (t) => t.organization === full.organization && t.scopes.some((s) => s === scope),
+  );
+  return leastUsed(ctx, holders) ?? full;
+}
+
+/** The token of `candidates` that sent the fewest requests in the last window; ties to the fewest scopes. */
+export function leastUsed(
+  ctx: CheckContext,
+  candidates: readonly ManifestToken[],
+): ManifestToken | undefined {
+  const since = ctx.clock.now() - ctx.options.rateWindowMs;
+  const used = new Map<string, number>();
+  for (const ex of ctx.http.history()) {
+    const auth = ex.request.auth;
+    if (auth === null || auth === undefined || "header" in auth || (ex.sentAt ?? 0) < since) continue;
+    used.set(auth.label, (used.get(auth.label) ?? 0) + 1);
+  }
+  return candidates.toSorted(
+    (a, b) => (used.get(a.label) ?? 0) - (used.get(b.label) ?? 0) || a.scopes.length - b.scopes.length,
+  )[0];
+}
+
+/**
+ * The token organization 0's reads of `list` go out with: one holding exactly the list's read scope
+ * when the manifest has one, else the full token. Always the same for a list, so that checks share
+ * their reads (ctx.shared, by token); the full tokens' budgets are left to what needs them (§8).
+ */
+export const reader = (ctx: CheckContext, list: ListName): ManifestToken =>
+  ctx.tokens.find({ kind: "scopes", scopes: [LISTS[list].scope], exact: true }) ?? fullToken(ctx);
 
 /** Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable. */
 export function usableTokens(ctx: CheckContext): ManifestToken[] {

@@ -1,4 +1,5 @@
-import type { JsonObject } from "./assert.js";
+import type { HttpExchange } from "../types.js";
+import { fail, type JsonObject } from "./assert.js";
 import { LISTS, type ListName } from "../spec/constants.js";
 
 /**
@@ -44,4 +45,22 @@ export function filterProblems(
   return items
     .filter((item) => !matchesFilter(list, value, item, reading))
     .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
+}
+
+/** Fails when an answer to the list's filter set to `value` holds items that do not belong in it. */
+export function expectFiltered(
+  ex: HttpExchange,
+  items: readonly JsonObject[],
+  list: ListName,
+  value: string,
+  says: { message: string; key: string; reading?: FilterReading },
+): void {
+  const wrong = filterProblems(list, value, items, says.reading);
+  if (wrong.length === 0) return;
+  fail(says.message, {
+    key: says.key,
+    expected: filterExpectation(list, value, says.reading),
+    actual: wrong.slice(0, 5).join("; "),
+    exchange: ex,
+  });
 }

@@ -226,17 +226,26 @@ const tokenOf = (model: ListModel, org: Org): ManifestToken => {
   return token;
 };
 
-class ReadCommand implements fc.AsyncCommand<ListModel, Real> {
+/** A command made as one organization: it runs only where the model has that organization. */
+abstract class AsOrganization implements fc.AsyncCommand<ListModel, Real> {
+  constructor(readonly org: Org) {}
+
+  check(model: Readonly<ListModel>): boolean {
+    return model.orgs.includes(this.org);
+  }
+
+  abstract run(model: ListModel, real: Real): Promise<void>;
+}
+
+class ReadCommand extends AsOrganization {
   constructor(
-    readonly org: Org,
+    org: Org,
     readonly list: ListName,
     readonly filterPick: number | undefined,
     readonly limit: string | undefined,
     readonly beforePick: number | undefined,
-  ) {}
-
-  check(model: Readonly<ListModel>): boolean {
-    return model.orgs.includes(this.org);
+  ) {
+    super(org);
   }
 
   /** The query, with the filter value and the `before` instant picked among what the model holds. */
@@ -299,19 +308,17 @@ class ReadCommand implements fc.AsyncCommand<ListModel, Real> {
     }
   }
 
-  toString(): string {
+  override toString(): string {
     return `read(org ${this.org}, ${this.list}, filter #${this.filterPick ?? "-"}, limit ${this.limit ?? "-"}, before #${this.beforePick ?? "-"})`;
   }
 }
 
-class CreateContactCommand implements fc.AsyncCommand<ListModel, Real> {
+class CreateContactCommand extends AsOrganization {
   constructor(
-    readonly org: Org,
+    org: Org,
     readonly body: ContactBody,
-  ) {}
-
-  check(model: Readonly<ListModel>): boolean {
-    return model.orgs.includes(this.org);
+  ) {
+    super(org);
   }
 
   async run(model: ListModel, real: Real): Promise<void> {
@@ -329,19 +336,17 @@ class CreateContactCommand implements fc.AsyncCommand<ListModel, Real> {
     remember(model, this.org, "contacts", { sent: body, key: body.name, exchange: ex });
   }
 
-  toString(): string {
+  override toString(): string {
     return `createContact(org ${this.org}, ${JSON.stringify(this.body)})`;
   }
 }
 
-class CreateProductCommand implements fc.AsyncCommand<ListModel, Real> {
+class CreateProductCommand extends AsOrganization {
   constructor(
-    readonly org: Org,
+    org: Org,
     readonly draft: ProductDraft,
-  ) {}
-
-  check(model: Readonly<ListModel>): boolean {
-    return model.orgs.includes(this.org);
+  ) {
+    super(org);
   }
 
   async run(model: ListModel, real: Real): Promise<void> {
@@ -352,7 +357,7 @@ class CreateProductCommand implements fc.AsyncCommand<ListModel, Real> {
     remember(model, this.org, "products", { sent: draft, key: draft.sku, exchange: ex });
   }
 
-  toString(): string {
+  override toString(): string {
     return `createProduct(org ${this.org}, ${productJsonText(this.draft)})`;
   }
 }

@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nearMisses } from "./near-miss.js";
+import { maskInPart, nearMisses } from "./near-miss.js";
 
 /** Tokens shaped like the spec's: a prefix, an underscore, base62. */
 const tokenArb = fc
@@ -43,5 +45,33 @@ describe("nearMisses", () => {
     const whats = nearMisses("t_0123456789", "t").map((m) => m.what);
     expect(whats).not.toContain("one letter's case changed");
     expect(whats).not.toContain("every letter's case changed");
+  });
+});
+
+describe("a near miss's shell form", () => {
+  it("rebuilds the near miss from the token's variable, with sh, for every kind", async () => {
+    const samples = [
+      { prefix: "acct", token: "acct_ZlppaRFViM0MMOnpB8Yoi9MQIXKHaWnohLwpR6Ws" },
+      { prefix: "t$x", token: 't$x_a`b\\c"d9' },
+      { prefix: "acct", token: "acct_0000000000000000000000000000000000000001" },
+    ];
+    for (const { prefix, token } of samples) {
+      for (const m of nearMisses(token, prefix)) {
+        const { stdout } = await promisify(execFile)("sh", ["-c", `printf %s "${m.shell}"`], {
+          env: { ...process.env, T: token },
+        });
+        expect(stdout, `${token}: ${m.what}`).toBe(m.value);
+      }
+    }
+  });
+});
+
+describe("maskInPart", () => {
+  it("keeps the prefix and three characters at each end, and says how many it hides", () => {
+    expect(maskInPart("acct_ZlppaRFViM0MMOnpB8Yoi9MQIXKHaWnohLwpR6Ws", "acct")).toBe(
+      "acct_Zlp…(34 hidden)…6Ws",
+    );
+    expect(maskInPart("ACCT_ZlppaRFViM0MMOnpB8Yoi9MQIXKHaWnohLwpR6Ws", "acct")).toMatch(/^ACCT_Zlp…/);
+    expect(maskInPart("acct_short", "acct")).toBe("acct_•••••");
   });
 });

@@ -28,6 +28,15 @@ export interface PropertySpec<T> {
    * long"), never its values, which change with the seed. Default: the key says only how it broke.
    */
   classOf?: (value: T) => string;
+  /**
+   * The target keeps what every case did (records, caches): a case may fail because of an earlier
+   * one, and a shrunk case alone would not show the failure again. No shrinking, then, and the
+   * evidence is every request the property sent, from its first case to the failure, in order: the
+   * sequence that shows it on a fresh target.
+   */
+  stateful?: boolean;
+  /** The property started after these exchanges of the check (a stateful property's setup): evidence too. */
+  since?: number;
 }
 
 /**
@@ -38,6 +47,7 @@ export const writeRuns = (ctx: CheckContext): number => Math.max(1, Math.min(ctx
 
 export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>): Promise<void> {
   const budget = spec.shrinkBudget ?? 40;
+  const start = spec.since ?? ctx.http.history().length;
   let failedOnce = false;
   let afterFailure = 0;
   /** The exchanges of the last failing case: the shrunk counterexample's, as sent. */
@@ -60,7 +70,10 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
         return;
       }
       failedOnce = true;
-      lastEvidence = error.evidence ?? ctx.http.history().slice(before);
+      lastEvidence =
+        spec.stateful === true
+          ? ctx.http.history().slice(start)
+          : (error.evidence ?? ctx.http.history().slice(before));
       throw error;
     }
   });
@@ -69,6 +82,7 @@ export async function checkProperty<T>(ctx: CheckContext, spec: PropertySpec<T>)
   const details = await fc.check(property, {
     seed: ctx.options.seed,
     numRuns,
+    ...(spec.stateful === true ? { endOnFailure: true } : {}),
     ...(spec.examples === undefined ? {} : { examples: spec.examples.map((e): [T] => [e]) }),
   });
   if (aborted !== undefined) throw aborted.error;

@@ -1,8 +1,16 @@
-import type { Check, CheckContext, HttpExchange, HttpRequest, Level } from "../types.js";
-import { expectError, expectErrorEnvelope, expectStatus, requestLine } from "./assert.js";
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import {
+  expectError,
+  expectErrorEnvelope,
+  expectStatus,
+  fail,
+  requestLine,
+  type JsonObject,
+} from "./assert.js";
 import { validContact, validProduct } from "./data.js";
 import type { ClauseRef } from "../spec/clauses.js";
 import { ENDPOINTS, LISTS, type Endpoint } from "../spec/constants.js";
+import { SECTION } from "../spec/clauses.js";
 
 /**
  * The machinery of the simple clauses, written as rows: "send this request, expect this status and
@@ -17,13 +25,8 @@ export type Expected =
   /** No endpoint: 404 not_found, or 405 (spec-gaps #23), in §7's error body. */
   | "no endpoint";
 
-export interface RuleRow {
-  id: string;
-  section: string;
-  clause: ClauseRef;
-  level: Level;
-  rule: string;
-  gap?: number;
+/** A check's identity (Check's own fields), and what it sends and expects. */
+export interface RuleRow extends Pick<Check, "id" | "section" | "clause" | "level" | "rule" | "gap"> {
   writes?: boolean;
   /** The requests, each with what it is: a failure says "<what> must get <expected>". */
   requests(ctx: CheckContext): ReadonlyArray<{ what: string; request: HttpRequest }>;
@@ -104,3 +107,32 @@ export const onEveryEndpoint =
 export const UNAUTHORIZED = { status: 401, code: "unauthorized" } as const;
 export const FORBIDDEN = { status: 403, code: "forbidden" } as const;
 export const INVALID = { status: 400, code: "invalid_request" } as const;
+
+/**
+ * spec-gaps #29 (SHOULD): a record never modified has updatedAt equal to createdAt, on the run's
+ * reference record of its kind as its list shows it.
+ */
+export const updatedAtCheck = (
+  kind: "contact" | "product",
+  clause: ClauseRef,
+  listed: (ctx: CheckContext) => Promise<{ item: JsonObject; exchange: HttpExchange }>,
+): Check => ({
+  id: `${kind}s.updated-at`,
+  section: SECTION.resources,
+  clause,
+  level: "SHOULD",
+  rule: `A ${kind} never modified has updatedAt equal to createdAt`,
+  gap: 29,
+  writes: true,
+  async run(ctx) {
+    const { item, exchange } = await listed(ctx);
+    if (item.updatedAt !== item.createdAt) {
+      fail(`A ${kind} just created has an updatedAt other than its createdAt`, {
+        key: "updatedAt is not createdAt",
+        expected: `updatedAt ${JSON.stringify(item.createdAt)}`,
+        actual: `updatedAt ${JSON.stringify(item.updatedAt)}`,
+        exchange,
+      });
+    }
+  },
+});

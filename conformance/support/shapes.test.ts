@@ -163,9 +163,37 @@ describe("created records against what was sent", () => {
   });
 
   it("listed contact: §2's fields, and every field sent as sent", () => {
-    const item = { ...contact, ...sent, phone: sent.phone };
+    const item = { ...contact, ...sent, phone: sent.phone, taxNumberTVQ: null };
     expect(listedContactProblems(sent, item)).toEqual([]);
     expect(listedContactProblems(sent, { ...item, name: "Elodie" })).toHaveLength(1);
+  });
+
+  it("a field not sent reads back absent, null or empty, never a value from elsewhere or the text None", () => {
+    const item = { ...contact, ...sent, taxNumberTVQ: null };
+    const { address: _a, ...withoutAddress } = item;
+    expect(listedContactProblems(sent, withoutAddress)).toEqual([]);
+    expect(listedContactProblems(sent, { ...item, address: "" })).toEqual([]);
+    expect(problemsKey(listedContactProblems(sent, { ...item, address: "None" }))).toBe("address not absent");
+    expect(problemsKey(listedContactProblems(sent, { ...item, taxNumberTVQ: "1234567890TQ0001" }))).toBe(
+      "taxNumberTVQ not absent",
+    );
+    const minimal = { type: "CLIENT", name: "x" };
+    const answer = { id: "c", type: "CLIENT", name: "x", createdAt: T };
+    expect(problemsKey(contactCreationProblems(minimal, { ...answer, email: "someone@else.example" }))).toBe(
+      "email not absent",
+    );
+  });
+
+  it("contacts and products carry no status field (§3), not even null", () => {
+    expect(problemsKey(fieldProblems({ ...contact, status: "ACTIVE" }, CONTACT_FIELDS))).toBe(
+      "status not absent",
+    );
+    expect(problemsKey(fieldProblems({ ...product, status: null }, PRODUCT_FIELDS))).toBe(
+      "status not absent",
+    );
+    expect(fieldProblems(invoice, INVOICE_FIELDS)).toEqual([]);
+    const answer = { id: "c_9", ...sent, createdAt: T, status: "ACTIVE" };
+    expect(problemsKey(contactCreationProblems(sent, answer))).toBe("status not absent");
   });
 
   it("listed product: values sent, unitPrice with four decimals, §4's defaults", () => {

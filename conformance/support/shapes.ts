@@ -16,7 +16,9 @@ export type FieldRule =
   | { kind: "timestamp" }
   | { kind: "midnight" }
   | { kind: "boolean" }
-  | { kind: "object"; fields: Fields };
+  | { kind: "object"; fields: Fields }
+  /** A field the record must not carry at all (§3: contacts and products have no status). */
+  | { kind: "none" };
 
 export interface Field {
   rule: FieldRule;
@@ -50,6 +52,8 @@ const money: Field = { rule: { kind: "money" } };
 const timestamp: Field = { rule: { kind: "timestamp" } };
 const midnight: Field = { rule: { kind: "midnight" } };
 const oneOf = (values: readonly string[]): Field => ({ rule: { kind: "enum", values } });
+/** §3 Token status.3: "Contacts and products have no status field." */
+const noStatus: Field = { rule: { kind: "none" } };
 
 export const CONTACT_FIELDS: Fields = {
   id,
@@ -62,6 +66,7 @@ export const CONTACT_FIELDS: Fields = {
   taxNumberTVQ: optStr,
   createdAt: timestamp,
   updatedAt: timestamp,
+  status: noStatus,
 };
 
 export const PRODUCT_FIELDS: Fields = {
@@ -74,6 +79,7 @@ export const PRODUCT_FIELDS: Fields = {
   taxable: { rule: { kind: "boolean" } },
   createdAt: timestamp,
   updatedAt: timestamp,
+  status: noStatus,
 };
 
 // "free text" and a contact's e-mail (optional on a contact) are read as optional (spec-gaps #4).
@@ -190,6 +196,8 @@ function ruleProblem(value: unknown, rule: FieldRule, path: string): FieldProble
       return isRecord(value)
         ? fieldProblems(value, rule.fields, `${path}.`)
         : [problem(path, "type", `${show(value)} is not an object`)];
+    case "none":
+      return [problem(path, "not absent", `${show(value)}: this record has no such field (§3)`)];
   }
 }
 
@@ -201,6 +209,10 @@ export function fieldProblems(item: unknown, fields: Fields, prefix = ""): Field
   for (const [name, field] of Object.entries(fields)) {
     const path = `${prefix}${name}`;
     const value = item[name];
+    if (field.rule.kind === "none") {
+      if (name in item) out.push(...ruleProblem(value, field.rule, path));
+      continue;
+    }
     if (value === undefined || value === null) {
       if (field.optional !== true) {
         out.push(
@@ -273,6 +285,19 @@ export function orderBreaks(items: readonly JsonObject[], field: string): string
 
 const CONTACT_ECHOED = ["type", "name", "email", "phone"] as const;
 
+/** The contact's fields a body may leave out (§4's table). */
+const CONTACT_OPTIONAL = ["email", "phone", "address", "taxNumberTPS", "taxNumberTVQ"] as const;
+
+/** How a field that was not sent may read back: absent, null or empty, never a value from elsewhere. */
+export const isNothing = (value: unknown): boolean => value === undefined || value === null || value === "";
+
+/** The optional fields `sent` leaves out that `item` fills with something (another record's, "None"…). */
+function filledUnsent(sent: JsonObject, item: JsonObject, fields: readonly string[]): FieldProblem[] {
+  return fields
+    .filter((f) => !(f in sent) && !isNothing(item[f]))
+    .map((f) => problem(f, "not absent", `none sent, read back as ${show(item[f])}`));
+}
+
 /**
  * spec-gaps #5: a contact creation answers id, type, name, createdAt, and email and phone equal to what
  * was sent; other fields may come too, and then must have their type.
@@ -305,16 +330,19 @@ export function contactCreationProblems(sent: JsonObject, data: JsonObject): Fie
       .filter(([name]) => !compared.has(name))
       .map(([name, field]): [string, Field] => [name, { ...field, optional: true }]),
   );
-  return [...out, ...fieldProblems(data, extras)];
+  return [...out, ...fieldProblems(data, extras), ...filledUnsent(sent, data, CONTACT_OPTIONAL)];
 }
 
-/** A listed record against what was sent: §2's fields, and every field sent read back as sent. */
+/**
+ * A listed record against what was sent: §2's fields, every field sent read back as sent, and every
+ * optional field not sent absent, null or empty.
+ */
 export function listedContactProblems(sent: JsonObject, item: JsonObject): FieldProblem[] {
   const out = fieldProblems(item, CONTACT_FIELDS);
   for (const [f, v] of Object.entries(sent)) {
     if (item[f] !== v) out.push(problem(f, "not as sent", `sent ${show(v)}, listed ${show(item[f])}`));
   }
-  return out;
+  return [...out, ...filledUnsent(sent, item, CONTACT_OPTIONAL)];
 }
 
 /** A product as sent (unitPrice as its JSON text) against what a list shows; defaults from §4. */
@@ -332,9 +360,5 @@ export function listedProductProblems(sent: ProductDraft, item: JsonObject): Fie
     if (item[f] !== v) out.push(problem(f, "not as sent", `expected ${show(v)}, listed ${show(item[f])}`));
   }
   // Nothing sent may read back as absent, null or empty: all say "no description".
-  const d = item.description;
-  if (sent.description === undefined && d !== undefined && d !== null && d !== "") {
-    out.push(problem("description", "not absent", `none sent, listed ${show(item.description)}`));
-  }
-  return out;
+  return [...out, ...filledUnsent(sent, item, ["description"])];
 }

@@ -1,6 +1,7 @@
 import type { HttpExchange } from "../types.js";
 import type { ProductDraft } from "./arbitraries.js";
 import type { JsonObject } from "./assert.js";
+import type { FormOutcome } from "./coverage.js";
 import type { BeforeSupport, ContactVariant, Created, CreatedProduct, ProductVariant } from "./data.js";
 
 /**
@@ -29,6 +30,9 @@ export class SharedData {
   /** Each reference product as organization 0's list shows it. */
   readonly listedProducts = new Memo<ProductVariant, ListedProduct>();
 
+  // ---- the coverage phase: each input's forms, judged by its MUST check and shown by its PROBE ----
+  readonly coverage = new Memo<string, FormOutcome[]>();
+
   // ---- experiments a PROBE and its REFERENCE both judge ----
   /** contacts.astral-length and contacts.reference-astral. */
   readonly astral = new Once<AstralExperiment>();
@@ -46,6 +50,10 @@ export class SharedData {
   readonly corsErrors = new Once<readonly HttpExchange[]>();
   /** The rate-limit burst the final phase's checks read (ratelimit.ts). */
   readonly burst = new Once<Burst>();
+  /** The burst of refused requests (ratelimit.counts-failures), with a token of its own. */
+  readonly failureBurst = new Once<Burst>();
+  /** What the rate limit reads as counting (ratelimit.scope), once it could be told. */
+  rateScope: "token" | "organization" | "address" | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TokenManifest } from "../manifest-schema.js";
 import { SCOPES } from "../spec/constants.js";
@@ -17,12 +17,30 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** `listener` served on 127.0.0.1, an ephemeral port: its base URL, and how to close it. */
+export async function listenLocally(
+  listener: RequestListener,
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // fetch keeps connections alive; close() alone would wait for them to time out.
+        server.closeAllConnections();
+      }),
+  };
+}
+
 /** A server on 127.0.0.1, an ephemeral port; the test closes it. */
 export async function startLocalServer(
   handle: (req: SeenRequest, res: ServerResponse) => void,
 ): Promise<LocalServer> {
   const seen: SeenRequest[] = [];
-  const server = createServer((req, res) => {
+  const served = await listenLocally((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -36,17 +54,7 @@ export async function startLocalServer(
       handle(request, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { ...served, seen };
 }
 
 /** Writes a JSON answer. */

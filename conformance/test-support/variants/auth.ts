@@ -1,6 +1,7 @@
 import type { Organization } from "../../../src/model/records.js";
-import type { ManifestToken } from "../../../src/store/fixtures/manifest.js";
+import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import type { Reference } from "../../../src/entry/reference.js";
+import { FULL_SCOPES } from "../../tokens.js";
 import {
   CONTACTS,
   dropHeader,
@@ -12,24 +13,16 @@ import {
   isObject,
   mapError,
   parseJson,
-  plain,
   retarget,
   tokenByLabel,
+  type Layer,
   useToken,
-  type Variant,
-  wrap,
+  variantsIn,
 } from "./harness.js";
 
-/** Variants of authentication and authorization: token states, scopes, plans (§3, §5, §7). */
+const { violation, benign } = variantsIn("auth");
 
-const ENDPOINT_SCOPES = [
-  "contacts:read",
-  "contacts:write",
-  "products:read",
-  "products:write",
-  "invoices:read",
-  "expenses:read",
-];
+/** Variants of authentication and authorization: token states, scopes, plans (§3, §5, §7). */
 
 /** An active, never-expiring token of the organization holding every scope that has an endpoint. */
 function fullTokenOf(reference: Reference, organization: string): ManifestToken {
@@ -39,7 +32,7 @@ function fullTokenOf(reference: Reference, organization: string): ManifestToken 
       t.organization === organization &&
       t.state === "active" &&
       t.expiresAt === null &&
-      ENDPOINT_SCOPES.every((s) => held.includes(s))
+      FULL_SCOPES.every((s) => held.includes(s))
     );
   });
   if (token === undefined) throw new Error(`the fixtures have no full token in ${organization}`);
@@ -49,146 +42,92 @@ function fullTokenOf(reference: Reference, organization: string): ManifestToken 
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
 // §7: error envelopes and codes.
-export const unauthorizedAsForbidden: Variant = {
-  id: "unauthorized-as-forbidden",
-  kind: "violation",
-  area: "auth",
-  description: "a missing, unknown, revoked or expired token gets 403 forbidden instead of 401",
-  expectFailing: ["auth.missing-token", "auth.invalid-token", "auth.revoked-token", "auth.expired-token"],
-  build: (env) => plain(env, mapError(401, retarget(403, "forbidden"))),
-};
+export const unauthorizedAsForbidden = violation(
+  "unauthorized-as-forbidden",
+  "a missing, unknown, revoked or expired token gets 403 forbidden instead of 401",
+  ["auth.missing-token", "auth.invalid-token", "auth.revoked-token", "auth.expired-token"],
+  mapError(401, retarget(403, "forbidden")),
+);
 
-export const scopeAsNotFound: Variant = {
-  id: "scope-as-not-found",
-  kind: "violation",
-  area: "auth",
-  description: "a token lacking the endpoint's scope gets 404 not_found instead of 403",
-  expectFailing: ["auth.scope-matrix"],
-  build: (env) =>
-    plain(
-      env,
-      // The plan's 403 stays: only the scope's moves (auth.plan has its own variant).
-      mapError(
-        403,
-        retarget(404, "not_found"),
-        (req) => req.token !== undefined && req.token.organization !== "org_petitpas",
-      ),
-    ),
-};
+export const scopeAsNotFound = violation(
+  "scope-as-not-found",
+  "a token lacking the endpoint's scope gets 404 not_found instead of 403",
+  ["auth.scope-matrix"], // The plan's 403 stays: only the scope's moves (auth.plan has its own variant).
+  mapError(
+    403,
+    retarget(404, "not_found"),
+    (req) => req.token !== undefined && req.token.organization !== "org_petitpas",
+  ),
+);
 
 // §3 and §5: token states, scopes, plans.
-export const revokedTokenAccepted: Variant = {
-  id: "revoked-token-accepted",
-  kind: "violation",
-  area: "auth",
-  description: "a revoked token is still accepted",
-  expectFailing: ["auth.revoked-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request(req) {
-        if (req.token?.state === "revoked") useToken(req, fullTokenOf(reference, req.token.organization));
-        return undefined;
-      },
-    });
-  },
-};
 
-export const expiredTokenAccepted: Variant = {
-  id: "expired-token-accepted",
-  kind: "violation",
-  area: "auth",
-  description: "an expired token is still accepted",
-  expectFailing: ["auth.expired-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request(req) {
-        if (req.token?.state === "expired") useToken(req, fullTokenOf(reference, req.token.organization));
-        return undefined;
-      },
-    });
-  },
-};
+/** Requests for which `when` holds are served as if they carried their organization's full token. */
+const servedAsFull =
+  (when: (req: Incoming, token: ManifestToken) => boolean) =>
+  (reference: Reference): Layer => ({
+    request(req) {
+      const token = req.token;
+      if (token !== undefined && when(req, token)) useToken(req, fullTokenOf(reference, token.organization));
+      return undefined;
+    },
+  });
 
-export const tokenWithSuffixAccepted: Variant = {
-  id: "token-with-suffix-accepted",
-  kind: "violation",
-  area: "auth",
-  description: "a valid token with characters appended is accepted (prefix comparison)",
-  expectFailing: ["auth.invalid-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request(req) {
-        const value = /^bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
-        const known = reference.manifest.tokens.find((t) => value?.startsWith(t.token) === true);
-        if (value !== undefined && known !== undefined && value !== known.token) useToken(req, known);
-        return undefined;
-      },
-    });
-  },
-};
+export const revokedTokenAccepted = violation(
+  "revoked-token-accepted",
+  "a revoked token is still accepted",
+  ["auth.revoked-token"],
+  servedAsFull((_req, token) => token.state === "revoked"),
+);
+
+export const expiredTokenAccepted = violation(
+  "expired-token-accepted",
+  "an expired token is still accepted",
+  ["auth.expired-token"],
+  servedAsFull((_req, token) => token.state === "expired"),
+);
 
 /** The manifest token the Authorization header nearly names, by `same` (the header's value, a secret). */
 const acceptNearly =
-  (reference: Reference, same: (sent: string, secret: string) => boolean) =>
-  (req: Incoming): undefined => {
-    const value = /^bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
-    if (value === undefined || req.token !== undefined) return undefined;
-    const known = reference.manifest.tokens.find((t) => same(value, t.token));
-    if (known !== undefined) useToken(req, known);
-    return undefined;
-  };
+  (same: (sent: string, secret: string) => boolean) =>
+  (reference: Reference): Layer => ({
+    request(req) {
+      const value = /^bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
+      if (value === undefined || req.token !== undefined) return undefined;
+      const known = reference.manifest.tokens.find((t) => same(value, t.token));
+      if (known !== undefined) useToken(req, known);
+      return undefined;
+    },
+  });
+
+export const tokenWithSuffixAccepted = violation(
+  "token-with-suffix-accepted",
+  "a valid token with characters appended is accepted (prefix comparison)",
+  ["auth.invalid-token"],
+  acceptNearly((sent, secret) => sent.startsWith(secret)),
+);
 
 // §5.6: a near miss of a real token is an invalid token.
-export const tokenCaseInsensitive: Variant = {
-  id: "token-case-insensitive",
-  kind: "violation",
-  area: "auth",
-  description:
-    "tokens are compared without regard to letter case (a token with its letters' case changed is accepted)",
-  expectFailing: ["auth.invalid-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request: acceptNearly(reference, (sent, secret) => sent.toLowerCase() === secret.toLowerCase()),
-    });
-  },
-};
+export const tokenCaseInsensitive = violation(
+  "token-case-insensitive",
+  "tokens are compared without regard to letter case (a token with its letters' case changed is accepted)",
+  ["auth.invalid-token"],
+  acceptNearly((sent, secret) => sent.toLowerCase() === secret.toLowerCase()),
+);
 
-export const tokenMissingCharAccepted: Variant = {
-  id: "token-missing-char-accepted",
-  kind: "violation",
-  area: "auth",
-  description:
-    "a token with one character dropped is accepted (the stored token is compared as far as the sent one goes)",
-  expectFailing: ["auth.invalid-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request: acceptNearly(
-        reference,
-        (sent, secret) => sent.length === secret.length - 1 && secret.startsWith(sent),
-      ),
-    });
-  },
-};
+export const tokenMissingCharAccepted = violation(
+  "token-missing-char-accepted",
+  "a token with one character dropped is accepted (the stored token is compared as far as the sent one goes)",
+  ["auth.invalid-token"],
+  acceptNearly((sent, secret) => sent.length === secret.length - 1 && secret.startsWith(sent)),
+);
 
-export const tokenOneCharOffAccepted: Variant = {
-  id: "token-one-char-off-accepted",
-  kind: "violation",
-  area: "auth",
-  description:
-    "a token differing from a real one by one character (dropped, added or changed, anywhere) is accepted (a fuzzy match)",
-  expectFailing: ["auth.invalid-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request: acceptNearly(reference, (sent, secret) => editDistanceAtMostOne(sent, secret)),
-    });
-  },
-};
+export const tokenOneCharOffAccepted = violation(
+  "token-one-char-off-accepted",
+  "a token differing from a real one by one character (dropped, added or changed, anywhere) is accepted (a fuzzy match)",
+  ["auth.invalid-token"],
+  acceptNearly((sent, secret) => editDistanceAtMostOne(sent, secret)),
+);
 
 /** Whether `a` becomes `b` by at most one character dropped, added or changed. */
 function editDistanceAtMostOne(a: string, b: string): boolean {
@@ -214,54 +153,38 @@ function editDistanceAtMostOne(a: string, b: string): boolean {
   return edits + (a.length - i) + (b.length - j) <= 1;
 }
 
-export const missingTokenDefaultOrg: Variant = {
-  id: "missing-token-default-org",
-  kind: "violation",
-  area: "auth",
-  description: "a GET without a token is served as the first organization's (a default tenant)",
-  expectFailing: ["auth.missing-token"],
-  build: async (env) => {
-    const reference = await env.reference();
-    const full = tokenByLabel(reference, "lumiere-full");
-    return wrap(reference, {
-      request(req) {
-        if (req.headers.authorization === undefined && isList(req)) useToken(req, full);
-        return undefined;
-      },
-    });
-  },
-};
+export const missingTokenDefaultOrg = violation(
+  "missing-token-default-org",
+  "a GET without a token is served as the first organization's (a default tenant)",
+  ["auth.missing-token"],
+  (reference) => ({
+    request(req) {
+      if (req.headers.authorization === undefined && isList(req))
+        useToken(req, tokenByLabel(reference, "lumiere-full"));
+      return undefined;
+    },
+  }),
+);
 
-export const scopeNotEnforcedInvoices: Variant = {
-  id: "scope-not-enforced-invoices",
-  kind: "violation",
-  area: "auth",
-  description: "GET /api/v1/invoices does not check the invoices:read scope",
-  expectFailing: ["auth.scope-matrix"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request(req) {
-        const token = req.token;
-        if (isList(req) && req.path === INVOICES && token !== undefined && token.state === "active") {
-          if (!token.scopes.includes("invoices:read") && token.organization !== "org_petitpas") {
-            useToken(req, fullTokenOf(reference, token.organization));
-          }
-        }
-        return undefined;
-      },
-    });
-  },
-};
+export const scopeNotEnforcedInvoices = violation(
+  "scope-not-enforced-invoices",
+  "GET /api/v1/invoices does not check the invoices:read scope",
+  ["auth.scope-matrix"],
+  servedAsFull(
+    (req, token) =>
+      isList(req) &&
+      req.path === INVOICES &&
+      token.state === "active" &&
+      !token.scopes.includes("invoices:read") &&
+      token.organization !== "org_petitpas",
+  ),
+);
 
-export const planNotEnforced: Variant = {
-  id: "plan-not-enforced",
-  kind: "violation",
-  area: "auth",
-  description: "an organization whose plan has no API access is served (org_petitpas gets 200)",
-  expectFailing: ["auth.plan"],
-  build: async (env) => {
-    const reference = await env.reference();
+export const planNotEnforced = violation(
+  "plan-not-enforced",
+  "an organization whose plan has no API access is served (org_petitpas gets 200)",
+  ["auth.plan"],
+  (reference) => {
     const store = reference.store;
     const lookup = store.organization.bind(store);
     // The data behind the API changes, not the server: the organization now reads as on a paid plan.
@@ -269,82 +192,142 @@ export const planNotEnforced: Variant = {
       const org = lookup(id);
       return org?.plan === "STARTER" ? { ...org, plan: "BUSINESS" } : org;
     };
-    return wrap(reference);
+    return [];
   },
-};
+);
 
 // Where the kit is likeliest to look away: one direction of isolation, a reversed filter, byte counts.
-export const writeImpliesRead: Variant = {
-  id: "write-implies-read",
-  kind: "violation",
-  area: "auth",
-  description: "a token with contacts:write (products:write) may also read contacts (products)",
-  expectFailing: ["auth.scope-matrix"],
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      request(req) {
-        const token = req.token;
-        if (!isList(req) || token === undefined || token.state !== "active") return undefined;
-        const kind = req.path.slice("/api/v1/".length);
-        const held: readonly string[] = token.scopes;
-        if (held.includes(`${kind}:write`) && !held.includes(`${kind}:read`)) {
-          useToken(req, fullTokenOf(reference, token.organization));
-        }
-        return undefined;
-      },
-    });
-  },
-};
+export const writeImpliesRead = violation(
+  "write-implies-read",
+  "a token with contacts:write (products:write) may also read contacts (products)",
+  ["auth.scope-matrix"],
+  servedAsFull((req, token) => {
+    const kind = req.path.slice("/api/v1/".length);
+    const held: readonly string[] = token.scopes;
+    return (
+      isList(req) &&
+      token.state === "active" &&
+      held.includes(`${kind}:write`) &&
+      !held.includes(`${kind}:read`)
+    );
+  }),
+);
+
+// Authorization in forms that only begin or end like `Bearer <token>` (issue 16, class 1).
+
+/** The Authorization header's value, split on white space. */
+const words = (req: Incoming): string[] => (req.headers.authorization ?? "").trim().split(/\s+/);
+
+/** Serves the request as the manifest token `pick` reads out of its Authorization header, if any. */
+const readToken =
+  (pick: (header: string, req: Incoming) => string | undefined) =>
+  (reference: Reference): Layer => ({
+    request(req) {
+      const value = pick(req.headers.authorization ?? "", req);
+      const known = reference.manifest.tokens.find((t) => t.token === value);
+      if (known !== undefined) useToken(req, known);
+      return undefined;
+    },
+  });
+
+export const bearerSecondWord = violation(
+  "bearer-second-word",
+  "the token is read as the second word of Authorization, whatever follows it: Bearer <token> junk is accepted",
+  ["coverage.authorization"],
+  readToken((_header, req) => {
+    const [scheme, token] = words(req);
+    return scheme?.toLowerCase() === "bearer" ? token : undefined;
+  }),
+);
+
+export const bearerSchemeStripped = violation(
+  "bearer-scheme-stripped",
+  'the token is what is left once "Bearer " is taken off the front of Authorization, if it is there: a bare token is accepted',
+  ["coverage.authorization"],
+  readToken((header) => header.replace(/^Bearer /, "")),
+);
+
+/**
+ * Test tokens numbered in sequence (`acct_000…001`, `acct_000…002`): one character changed in one is
+ * another. The kit is given them, and a layer maps each to the reference's own token.
+ */
+const sequential = (manifest: TokenManifest): Map<string, string> =>
+  new Map(
+    manifest.tokens.map((t, i) => [`${manifest.tokenPrefix}_${String(i + 1).padStart(40, "0")}`, t.token]),
+  );
 
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
-export const bearerCaseSensitive: Variant = {
-  id: "bearer-case-sensitive",
-  kind: "benign",
-  area: "auth",
-  description:
-    "the scheme must be spelled Bearer: bearer and BEARER get 401 (and no WWW-Authenticate anywhere)",
-  build: (env) =>
-    plain(
-      env,
-      {
-        request: (req) =>
-          /^bearer /i.test(req.headers.authorization ?? "") &&
-          !/^Bearer /.test(req.headers.authorization ?? "")
-            ? errorReply(401, "unauthorized", "The scheme is Bearer")
-            : undefined,
-      },
-      dropHeader("www-authenticate"),
-    ),
-};
+export const bearerCaseSensitive = benign(
+  "bearer-case-sensitive",
+  "the scheme must be spelled Bearer: bearer and BEARER get 401 (and no WWW-Authenticate anywhere)",
+  [
+    {
+      request: (req) =>
+        /^bearer /i.test(req.headers.authorization ?? "") && !/^Bearer /.test(req.headers.authorization ?? "")
+          ? errorReply(401, "unauthorized", "The scheme is Bearer")
+          : undefined,
+    },
+    dropHeader("www-authenticate"),
+  ],
+);
 
-export const validationBeforeScope: Variant = {
-  id: "validation-before-scope",
-  kind: "benign",
-  area: "auth",
-  description: "an invalid body is refused (400) before the scope is judged (403), spec-gaps #26",
-  build: (env) =>
-    plain(env, {
-      readBody: true,
+export const bearerSeveralSpaces = benign(
+  "bearer-several-spaces",
+  "Bearer and the token may be apart by several spaces or a tab (RFC 6750 allows 1*SP)",
+  {
+    request(req) {
+      const [scheme, token, ...rest] = words(req);
+      if (scheme?.toLowerCase() === "bearer" && token !== undefined && rest.length === 0)
+        req.headers.authorization = `Bearer ${token}`;
+      return undefined;
+    },
+  },
+);
+
+export const sequentialTokens = benign(
+  "sequential-tokens",
+  "the manifest's tokens are numbered in sequence, so that a token with its last character changed is another valid token (a near miss must not be sent as invalid)",
+  (reference) => {
+    const real = sequential(reference.manifest);
+    return {
       request(req) {
-        const token = req.token;
-        if (!isCreation(req) || token === undefined || req.body === undefined) return undefined;
-        const held: readonly string[] = token.scopes;
-        const body = parseJson(req.body);
-        const required = req.path === CONTACTS ? ["type", "name"] : ["sku", "name", "unitPrice"];
-        const missing = isObject(body) ? required.filter((f) => !(f in body)) : required;
-        if (
-          held.includes(req.path === CONTACTS ? "contacts:write" : "products:write") ||
-          missing.length === 0
-        )
-          return undefined;
-        return errorReply(
-          400,
-          "invalid_request",
-          "Invalid body",
-          Object.fromEntries(missing.map((f) => [f, ["is required"]])),
-        );
+        const [scheme, token, ...rest] = (req.headers.authorization ?? "").split(" ");
+        const mapped = token === undefined ? undefined : real.get(token);
+        if (scheme !== undefined && mapped !== undefined)
+          req.headers.authorization = [scheme, mapped, ...rest].join(" ");
+        return undefined;
       },
-    }),
-};
+    };
+  },
+  {
+    manifest: (m) => {
+      const numbered = [...sequential(m).keys()];
+      return { ...m, tokens: m.tokens.map((t, i) => ({ ...t, token: numbered[i] ?? t.token })) };
+    },
+  },
+);
+
+export const validationBeforeScope = benign(
+  "validation-before-scope",
+  "an invalid body is refused (400) before the scope is judged (403), spec-gaps #26",
+  {
+    readBody: true,
+    request(req) {
+      const token = req.token;
+      if (!isCreation(req) || token === undefined || req.body === undefined) return undefined;
+      const held: readonly string[] = token.scopes;
+      const body = parseJson(req.body);
+      const required = req.path === CONTACTS ? ["type", "name"] : ["sku", "name", "unitPrice"];
+      const missing = isObject(body) ? required.filter((f) => !(f in body)) : required;
+      if (held.includes(req.path === CONTACTS ? "contacts:write" : "products:write") || missing.length === 0)
+        return undefined;
+      return errorReply(
+        400,
+        "invalid_request",
+        "Invalid body",
+        Object.fromEntries(missing.map((f) => [f, ["is required"]])),
+      );
+    },
+  },
+);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { Decimal } from "decimal.js";
 import {
   archiveContacts,
+  CONTACTS,
   EXPENSES,
   isObject,
   type Json,
@@ -10,12 +11,12 @@ import {
   mapObjects,
   mapResources,
   mapStrings,
-  plain,
   setJson,
   TIMESTAMP,
-  type Variant,
-  wrap,
+  variantsIn,
 } from "./harness.js";
+
+const { violation, benign } = variantsIn("formats");
 
 /** Variants of the formats of fields: money, timestamps, dates, statuses, ids (§2). */
 
@@ -31,203 +32,155 @@ function uuidOf(id: string): string {
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
 // §2: formats.
-export const unitPriceNumber: Variant = {
-  id: "unit-price-number",
-  kind: "violation",
-  area: "formats",
-  description: "unitPrice is served as a JSON number instead of a 4-decimal string",
-  expectFailing: ["resources.products", "products.created-listed"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources((item) =>
-        typeof item.unitPrice === "string" ? { ...item, unitPrice: Number(item.unitPrice) } : item,
-      ),
-    ),
-};
+export const unitPriceNumber = violation(
+  "unit-price-number",
+  "unitPrice is served as a JSON number instead of a 4-decimal string",
+  ["resources.products", "products.created-listed"],
+  mapResources((item) =>
+    typeof item.unitPrice === "string" ? { ...item, unitPrice: Number(item.unitPrice) } : item,
+  ),
+);
 
-export const moneyTwoDecimals: Variant = {
-  id: "money-two-decimals",
-  kind: "violation",
-  area: "formats",
-  description: "money is served with 2 decimals instead of 4",
-  expectFailing: ["resources.invoices", "resources.expenses", "resources.products"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources((item) => {
-        const out = { ...item };
-        for (const f of MONEY_FIELDS) {
-          const v = out[f];
-          if (typeof v === "string") out[f] = new Decimal(v).toFixed(2);
-        }
-        return out;
-      }),
-    ),
-};
+export const moneyTwoDecimals = violation(
+  "money-two-decimals",
+  "money is served with 2 decimals instead of 4",
+  ["resources.invoices", "resources.expenses", "resources.products"],
+  mapResources((item) => {
+    const out = { ...item };
+    for (const f of MONEY_FIELDS) {
+      const v = out[f];
+      if (typeof v === "string") out[f] = new Decimal(v).toFixed(2);
+    }
+    return out;
+  }),
+);
 
-export const timestampsWithoutMs: Variant = {
-  id: "timestamps-without-ms",
-  kind: "violation",
-  area: "formats",
-  description: "timestamps are served without milliseconds (2025-01-10T18:37:11Z)",
-  expectFailing: ["resources.contacts", "resources.invoices", "contacts.create-response"],
-  build: (env) =>
-    plain(
-      env,
-      mapJsonBody((body) => mapStrings(body, (s) => (TIMESTAMP.test(s) ? s.replace(/\.\d{3}Z$/, "Z") : s))),
-    ),
-};
+export const timestampsWithoutMs = violation(
+  "timestamps-without-ms",
+  "timestamps are served without milliseconds (2025-01-10T18:37:11Z)",
+  ["resources.contacts", "resources.invoices", "contacts.create-response"],
+  mapJsonBody((body) => mapStrings(body, (s) => (TIMESTAMP.test(s) ? s.replace(/\.\d{3}Z$/, "Z") : s))),
+);
 
-export const timestampsWithOffset: Variant = {
-  id: "timestamps-with-offset",
-  kind: "violation",
-  area: "formats",
-  description: "timestamps end in +00:00 instead of Z",
-  expectFailing: ["resources.contacts", "resources.products", "resources.invoices", "resources.expenses"],
-  build: (env) =>
-    plain(
-      env,
-      mapJsonBody((body) => mapStrings(body, (s) => (TIMESTAMP.test(s) ? s.replace(/Z$/, "+00:00") : s))),
-    ),
-};
+export const timestampsWithOffset = violation(
+  "timestamps-with-offset",
+  "timestamps end in +00:00 instead of Z",
+  ["resources.contacts", "resources.products", "resources.invoices", "resources.expenses"],
+  mapJsonBody((body) => mapStrings(body, (s) => (TIMESTAMP.test(s) ? s.replace(/Z$/, "+00:00") : s))),
+);
 
-export const invoiceDateNoon: Variant = {
-  id: "invoice-date-noon",
-  kind: "violation",
-  area: "formats",
-  description: "invoice dates are at noon instead of midnight",
-  expectFailing: ["resources.invoices"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources(
-        (item) =>
-          typeof item.date === "string" && item.invoiceNumber !== undefined
-            ? { ...item, date: item.date.replace("T00:00:00.000Z", "T12:00:00.000Z") }
-            : item,
-        "lists",
-      ),
-    ),
-};
+export const invoiceDateNoon = violation(
+  "invoice-date-noon",
+  "invoice dates are at noon instead of midnight",
+  ["resources.invoices"],
+  mapResources(
+    (item) =>
+      typeof item.date === "string" && item.invoiceNumber !== undefined
+        ? { ...item, date: item.date.replace("T00:00:00.000Z", "T12:00:00.000Z") }
+        : item,
+    "lists",
+  ),
+);
 
-export const invoiceStatusUnknown: Variant = {
-  id: "invoice-status-unknown",
-  kind: "violation",
-  area: "formats",
-  description: "voided invoices are served with the status CANCELLED, outside §2's enum",
-  expectFailing: ["resources.invoices", "lists.status-filter"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources(
-        (item) =>
-          item.invoiceNumber !== undefined && item.status === "VOIDED"
-            ? { ...item, status: "CANCELLED" }
-            : item,
-        "lists",
-      ),
-    ),
-};
+export const invoiceStatusUnknown = violation(
+  "invoice-status-unknown",
+  "voided invoices are served with the status CANCELLED, outside §2's enum",
+  ["resources.invoices", "lists.status-filter"],
+  mapResources(
+    (item) =>
+      item.invoiceNumber !== undefined && item.status === "VOIDED" ? { ...item, status: "CANCELLED" } : item,
+    "lists",
+  ),
+);
 
-export const expenseWithoutAccount: Variant = {
-  id: "expense-without-account",
-  kind: "violation",
-  area: "formats",
-  description: "expenses are served without their account",
-  expectFailing: ["resources.expenses"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources((item, req) => {
-        if (req.path !== EXPENSES) return item;
-        const { account: _account, ...rest } = item;
-        return rest;
-      }, "lists"),
-    ),
-};
+export const expenseWithoutAccount = violation(
+  "expense-without-account",
+  "expenses are served without their account",
+  ["resources.expenses"],
+  mapResources((item, req) => {
+    if (req.path !== EXPENSES) return item;
+    const { account: _account, ...rest } = item;
+    return rest;
+  }, "lists"),
+);
 
 // SHOULD rules: violations only under --strict.
-export const totalsOffByACent: Variant = {
-  id: "totals-off-by-a-cent",
-  kind: "violation",
-  area: "formats",
-  strict: true,
-  description: "invoice totals are one cent more than subtotal + tps + tvq (SHOULD: run with --strict)",
-  expectFailing: ["resources.totals"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources(
-        (item) =>
-          item.invoiceNumber !== undefined && typeof item.total === "string"
-            ? { ...item, total: new Decimal(item.total).plus("0.01").toFixed(4) }
-            : item,
-        "lists",
-      ),
-    ),
-};
+export const totalsOffByACent = violation(
+  "totals-off-by-a-cent",
+  "invoice totals are one cent more than subtotal + tps + tvq (SHOULD: run with --strict)",
+  ["resources.totals"],
+  mapResources(
+    (item) =>
+      item.invoiceNumber !== undefined && typeof item.total === "string"
+        ? { ...item, total: new Decimal(item.total).plus("0.01").toFixed(4) }
+        : item,
+    "lists",
+  ),
+  { strict: true },
+);
+
+// What was not sent, and what must not be there (issue 16, class 2).
+export const timestampsLocalTime = violation(
+  "timestamps-local-time",
+  "createdAt and updatedAt are the server's local time (UTC-5) written with a Z: well-formed, five hours off",
+  ["run.created-timestamps"],
+  mapResources((item) => {
+    const out = { ...item };
+    for (const f of ["createdAt", "updatedAt"]) {
+      const v = out[f];
+      if (typeof v === "string" && TIMESTAMP.test(v))
+        out[f] = new Date(Date.parse(v) - 5 * 3_600_000).toISOString();
+    }
+    return out;
+  }),
+);
+
+export const contactsCarryStatus = violation(
+  "contacts-carry-status",
+  'contacts carry a status ("ACTIVE"), which §3 says they have not',
+  ["resources.contacts", "contacts.create-response"],
+  mapResources((item, req) => (req.path === CONTACTS ? { ...item, status: "ACTIVE" } : item)),
+);
 
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
-export const uuidIds: Variant = {
-  id: "uuid-ids",
-  kind: "benign",
-  area: "formats",
-  description: "identifiers are UUIDs (mapped consistently both ways)",
-  build: async (env) => {
-    const reference = await env.reference();
-    const back = new Map<string, string>();
-    const toUuid = (id: string): string => {
-      const uuid = uuidOf(id);
-      back.set(uuid, id);
-      return uuid;
-    };
-    return wrap(reference, {
-      request(req) {
-        req.path = req.path
-          .split("/")
-          .map((seg) => back.get(decodeURIComponent(seg)) ?? seg)
-          .join("/");
-        return undefined;
-      },
-      response(res) {
-        const body = jsonOf(res);
-        if (!isObject(body) || !("data" in body)) return;
-        const data = mapObjects(body.data, (o) =>
-          typeof o.id === "string" ? { ...o, id: toUuid(o.id) } : o,
-        );
-        setJson(res, { data });
-      },
-    });
-  },
-};
+export const uuidIds = benign("uuid-ids", "identifiers are UUIDs (mapped consistently both ways)", () => {
+  const back = new Map<string, string>();
+  const toUuid = (id: string): string => {
+    const uuid = uuidOf(id);
+    back.set(uuid, id);
+    return uuid;
+  };
+  return {
+    request(req) {
+      req.path = req.path
+        .split("/")
+        .map((seg) => back.get(decodeURIComponent(seg)) ?? seg)
+        .join("/");
+      return undefined;
+    },
+    response(res) {
+      const body = jsonOf(res);
+      if (!isObject(body) || !("data" in body)) return;
+      const data = mapObjects(body.data, (o) => (typeof o.id === "string" ? { ...o, id: toUuid(o.id) } : o));
+      setJson(res, { data });
+    },
+  };
+});
 
-export const optionalFieldsAbsent: Variant = {
-  id: "optional-fields-absent",
-  kind: "benign",
-  area: "formats",
-  description: "unset optional fields are absent instead of null",
-  build: (env) =>
-    plain(
-      env,
-      mapResources(
-        (item) =>
-          mapObjects(item, (o) =>
-            Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null)),
-          ) as Json,
-      ),
-    ),
-};
+export const optionalFieldsAbsent = benign(
+  "optional-fields-absent",
+  "unset optional fields are absent instead of null",
+  mapResources(
+    (item) =>
+      mapObjects(item, (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null))) as Json,
+  ),
+);
 
-export const sequentialIdsPerOrg: Variant = {
-  id: "sequential-ids-per-org",
-  kind: "benign",
-  area: "formats",
-  description:
-    'ids are per-organization sequence numbers ("1", "2", …), org_boreal holding 150 archived contacts',
-  build: async (env) => {
-    const reference = await env.reference();
+export const sequentialIdsPerOrg = benign(
+  "sequential-ids-per-org",
+  'ids are per-organization sequence numbers ("1", "2", …), org_boreal holding 150 archived contacts',
+  (reference) => {
     archiveContacts(reference, "org_boreal", 150);
     // Numbers are handed out per organization as ids are first served, and read back in paths.
     const numbers = new Map<string, Map<string, string>>();
@@ -245,7 +198,7 @@ export const sequentialIdsPerOrg: Variant = {
       }
       return n;
     };
-    return wrap(reference, {
+    return {
       request(req) {
         const org = req.token?.organization;
         const byNumber = org === undefined ? undefined : ids.get(org);
@@ -266,6 +219,6 @@ export const sequentialIdsPerOrg: Variant = {
         );
         setJson(res, { data });
       },
-    });
+    };
   },
-};
+);

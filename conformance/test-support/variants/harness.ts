@@ -1,17 +1,16 @@
 import {
-  createServer,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type OutgoingHttpHeaders,
   type RequestListener,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
 import { ManualClock } from "../../../src/model/clock.js";
 import type { Contact } from "../../../src/model/records.js";
 import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import { createReference, type Reference } from "../../../src/entry/reference.js";
 import { runConformance } from "../../index.js";
+import { listenLocally } from "../local.js";
 import type { CheckResult, KitClock, RunReport } from "../../types.js";
 
 /**
@@ -83,6 +82,8 @@ export interface Variant {
   strict?: boolean;
   /** Also run the slow checks (ratelimit.retry-after waits one window: cheap at WINDOW_MS). */
   slow?: boolean;
+  /** The manifest the kit is given, from the references' own (tokens the variant accepts in their stead). */
+  manifest?: (manifest: TokenManifest) => TokenManifest;
   /**
    * A violation the kit misses, or a legal variant it fails, today: the kit's gap, as reported to its
    * authors. The tests expect that wrong verdict, so that the day the kit is fixed they say so and the
@@ -312,10 +313,32 @@ export const mapJsonBody = (
   },
 });
 
+/** Rewrites a list request's query in place before the reference reads it. */
+export const mapQuery = (fn: (query: URLSearchParams, req: Incoming) => void): Layer => ({
+  request(req) {
+    if (isList(req)) fn(req.query, req);
+    return undefined;
+  },
+});
+
 /** Rewrites the status only (`mapError` changes an error's status and code together). */
 export const mapStatus = (fn: (status: number, req: Incoming, res: Outgoing) => number): Layer => ({
   response(res, req) {
     res.status = fn(res.status, req, res);
+  },
+});
+
+/** Sets an answer's header to `value` (or removes it, for undefined) when `when` holds. */
+export const setHeader = (
+  name: string,
+  value: string | undefined,
+  when: (req: Incoming, res: Outgoing) => boolean,
+): Layer => ({
+  response(res, req) {
+    if (!when(req, res)) return;
+    if (value === undefined)
+      res.headers = Object.fromEntries(Object.entries(res.headers).filter(([n]) => n !== name));
+    else res.headers[name] = value;
   },
 });
 
@@ -459,6 +482,71 @@ export function archiveContacts(reference: Reference, organizationId: string, co
 export const plain = async (env: VariantEnv, ...layers: readonly Layer[]): Promise<Handler> =>
   wrap(await env.reference(), ...layers);
 
+/**
+ * What a variant puts around a fresh reference: a layer, layers, or layers made with the reference in
+ * hand (a variant that changes the data behind the API, or keeps state of its own, makes them here:
+ * once per build, so that no two runs share it).
+ */
+export type Wrapping =
+  | Layer
+  | readonly Layer[]
+  | ((reference: Reference, env: VariantEnv) => Layer | readonly Layer[]);
+
+const isLayers = (layers: Layer | readonly Layer[]): layers is readonly Layer[] => Array.isArray(layers);
+
+/** The build of a variant: a fresh reference (with `settings`) behind `wrapping`. */
+export const around =
+  (wrapping: Wrapping, settings?: ReferenceSettings) =>
+  async (env: VariantEnv): Promise<Handler> => {
+    const reference = await env.reference(settings);
+    const layers = typeof wrapping === "function" ? wrapping(reference, env) : wrapping;
+    return wrap(reference, ...(isLayers(layers) ? layers : [layers]));
+  };
+
+/** What a variant may add to its id, description and wrapping. */
+export type VariantExtra = Partial<Pick<Variant, "strict" | "slow" | "manifest" | "knownGap">> & {
+  settings?: ReferenceSettings;
+};
+
+const declare = (
+  kind: Variant["kind"],
+  area: Area,
+  id: string,
+  description: string,
+  expectFailing: readonly string[] | undefined,
+  wrapping: Wrapping,
+  { settings, ...extra }: VariantExtra,
+): Variant => ({
+  id,
+  kind,
+  area,
+  description,
+  ...(expectFailing === undefined ? {} : { expectFailing }),
+  ...extra,
+  build: around(wrapping, settings),
+});
+
+/** How an area's file declares its variants: the area said once. */
+export function variantsIn(area: Area): {
+  /** A deliberately broken reference: the kit must fail it, naming one of `expectFailing`. */
+  violation(
+    id: string,
+    description: string,
+    expectFailing: readonly string[],
+    wrapping: Wrapping,
+    extra?: VariantExtra,
+  ): Variant;
+  /** Another legal answer to an open point: the kit must pass it. */
+  benign(id: string, description: string, wrapping: Wrapping, extra?: VariantExtra): Variant;
+} {
+  return {
+    violation: (id, description, expectFailing, wrapping, extra = {}) =>
+      declare("violation", area, id, description, expectFailing, wrapping, extra),
+    benign: (id, description, wrapping, extra = {}) =>
+      declare("benign", area, id, description, undefined, wrapping, extra),
+  };
+}
+
 // ---- running a variant -----------------------------------------------------------------------------------
 
 export interface StartedVariant {
@@ -480,26 +568,20 @@ export function virtualClock(clock: ManualClock): KitClock {
   };
 }
 
-/** Serves a handler on 127.0.0.1, an ephemeral port. */
+/**
+ * Serves a handler on 127.0.0.1, an ephemeral port. Every answer's `Date` is the virtual clock's, as a
+ * server's own clock would stamp it: the kit reads record timestamps against it (run.created-timestamps).
+ */
 export async function serve(
   handler: Handler,
   manifest: TokenManifest,
   clock: KitClock,
 ): Promise<StartedVariant> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    manifest,
-    clock,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // fetch keeps connections alive; close() alone would wait for them to time out.
-        server.closeAllConnections();
-      }),
-  };
+  const served = await listenLocally((req, res) => {
+    res.setHeader("date", new Date(clock.now()).toUTCString());
+    handler(req, res);
+  });
+  return { ...served, manifest, clock };
 }
 
 /** Builds the variant on fresh references and serves it. */
@@ -550,7 +632,7 @@ export async function runVariant(variant: Variant, settings: RunSettings = {}): 
   try {
     const report = await runConformance({
       baseUrl: target.baseUrl,
-      manifest: settings.manifest?.(target.manifest) ?? target.manifest,
+      manifest: (settings.manifest ?? variant.manifest ?? ((m: TokenManifest) => m))(target.manifest),
       profile: settings.profile ?? "spec",
       strict: settings.strict ?? variant.strict ?? false,
       slow: settings.slow ?? variant.slow ?? false,

@@ -10,11 +10,11 @@ import {
   mapRequestJson,
   mapResources,
   parseJson,
-  plain,
   PRODUCTS,
-  type Variant,
-  wrap,
+  variantsIn,
 } from "./harness.js";
+
+const { violation, benign } = variantsIn("input");
 
 /** Variants of the validation of request bodies (§4, §8). */
 
@@ -35,6 +35,27 @@ const mapPriceText = (fn: (price: Decimal) => Decimal): Layer => ({
 });
 
 const codePoints = (s: string): number => [...s].length;
+const cut = (s: string, n: number): string => [...s].slice(0, n).join("");
+
+/**
+ * Every string of a contact or product body (posted to `path` only, when given) through `fn`, before
+ * the reference reads it: its new value, or undefined to drop the field.
+ */
+const mapBodyStrings = (fn: (value: string, field: string) => unknown, path?: string): Layer =>
+  mapRequestJson((body, req) =>
+    path !== undefined && req.path !== path
+      ? body
+      : Object.fromEntries(
+          Object.entries(body).flatMap(([k, v]) => {
+            const out = typeof v === "string" ? fn(v, k) : v;
+            return out === undefined ? [] : [[k, out]];
+          }),
+        ),
+  );
+
+/** One string field of the bodies posted to `path` through `fn`. */
+const mapField = (path: string, field: string, fn: (value: string) => unknown): Layer =>
+  mapBodyStrings((v, f) => (f === field ? fn(v) : v), path);
 
 const BODY_FIELDS: Readonly<Record<string, readonly string[]>> = {
   [CONTACTS]: ["type", "name", "email", "phone", "address", "taxNumberTPS", "taxNumberTVQ"],
@@ -44,339 +65,290 @@ const BODY_FIELDS: Readonly<Record<string, readonly string[]>> = {
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
 // §4 and §8: lists, filters, limits.
-export const name201Accepted: Variant = {
-  id: "name-201-accepted",
-  kind: "violation",
-  area: "input",
-  description: "a contact name of 201 characters is accepted (cut to 200)",
-  expectFailing: ["contacts.invalid-bodies", "contacts.length-boundaries"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === CONTACTS && typeof body.name === "string" && codePoints(body.name) === 201
-          ? { ...body, name: [...body.name].slice(0, 200).join("") }
-          : body,
-      ),
-    ),
-};
+export const name201Accepted = violation(
+  "name-201-accepted",
+  "a contact name of 201 characters is accepted (cut to 200)",
+  ["contacts.invalid-bodies", "contacts.length-boundaries"],
+  mapField(CONTACTS, "name", (v) => (codePoints(v) === 201 ? cut(v, 200) : v)),
+);
 
-export const phone50Refused: Variant = {
-  id: "phone-50-refused",
-  kind: "violation",
-  area: "input",
-  description: "a phone of exactly 50 characters is refused (off by one)",
-  expectFailing: ["contacts.length-boundaries"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === CONTACTS && typeof body.phone === "string" && codePoints(body.phone) === 50
-          ? { ...body, phone: `${body.phone}9` }
-          : body,
-      ),
-    ),
-};
+export const phone50Refused = violation(
+  "phone-50-refused",
+  "a phone of exactly 50 characters is refused (off by one)",
+  ["contacts.length-boundaries"],
+  mapField(CONTACTS, "phone", (v) => (codePoints(v) === 50 ? `${v}9` : v)),
+);
 
-export const description2001Accepted: Variant = {
-  id: "description-2001-accepted",
-  kind: "violation",
-  area: "input",
-  description: "a product description of 2001 characters is accepted (cut to 2000)",
-  expectFailing: ["products.invalid-bodies", "products.length-boundaries"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === PRODUCTS && typeof body.description === "string" && codePoints(body.description) === 2001
-          ? { ...body, description: [...body.description].slice(0, 2000).join("") }
-          : body,
-      ),
-    ),
-};
+export const description2001Accepted = violation(
+  "description-2001-accepted",
+  "a product description of 2001 characters is accepted (cut to 2000)",
+  ["products.invalid-bodies", "products.length-boundaries"],
+  mapField(PRODUCTS, "description", (v) => (codePoints(v) === 2001 ? cut(v, 2000) : v)),
+);
 
 // §8: what is accepted at a boundary is kept whole.
-export const descriptionStored255: Variant = {
-  id: "description-stored-255",
-  kind: "violation",
-  area: "input",
-  description:
-    "a product description of up to 2000 characters is accepted, but only its first 255 are stored",
-  expectFailing: ["products.length-boundaries", "products.valid-bodies"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        // Validated first (2001 is still refused), then stored in a column of 255.
-        req.path === PRODUCTS &&
-        typeof body.description === "string" &&
-        codePoints(body.description) > 255 &&
-        codePoints(body.description) <= 2000
-          ? { ...body, description: [...body.description].slice(0, 255).join("") }
-          : body,
-      ),
-    ),
-};
+export const descriptionStored255 = violation(
+  "description-stored-255",
+  "a product description of up to 2000 characters is accepted, but only its first 255 are stored",
+  ["products.length-boundaries", "products.valid-bodies"],
+  // Validated first (2001 is still refused), then stored in a column of 255.
+  mapField(PRODUCTS, "description", (v) => (codePoints(v) > 255 && codePoints(v) <= 2000 ? cut(v, 255) : v)),
+);
 
-export const addressStored255: Variant = {
-  id: "address-stored-255",
-  kind: "violation",
-  area: "input",
-  description:
-    "a contact address of up to 500 characters is accepted (501 refused), but only its first 255 are stored",
-  expectFailing: ["contacts.length-boundaries"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === CONTACTS &&
-        typeof body.address === "string" &&
-        codePoints(body.address) > 255 &&
-        codePoints(body.address) <= 500
-          ? { ...body, address: [...body.address].slice(0, 255).join("") }
-          : body,
-      ),
-    ),
-};
+export const addressStored255 = violation(
+  "address-stored-255",
+  "a contact address of up to 500 characters is accepted (501 refused), but only its first 255 are stored",
+  ["contacts.length-boundaries"],
+  mapField(CONTACTS, "address", (v) => (codePoints(v) > 255 && codePoints(v) <= 500 ? cut(v, 255) : v)),
+);
 
 // §4 and §8: body validation.
-export const duplicateSkuAccepted: Variant = {
-  id: "duplicate-sku-accepted",
-  kind: "violation",
-  area: "input",
-  description: "a duplicate sku is accepted (stored under a suffixed sku)",
-  expectFailing: ["products.duplicate-sku"],
-  build: async (env) => {
-    const reference = await env.reference();
+export const duplicateSkuAccepted = violation(
+  "duplicate-sku-accepted",
+  "a duplicate sku is accepted (stored under a suffixed sku)",
+  ["products.duplicate-sku"],
+  (reference) => {
     let duplicates = 0;
-    return wrap(
-      reference,
-      mapRequestJson((body, req) => {
-        const org = req.token?.organization;
-        if (req.path !== PRODUCTS || typeof body.sku !== "string" || org === undefined) return body;
-        if (reference.store.productBySku(org, body.sku) === undefined) return body;
-        duplicates += 1;
-        return { ...body, sku: `${body.sku.slice(0, 90)}-dup${duplicates}` };
-      }),
-    );
+    return mapRequestJson((body, req) => {
+      const org = req.token?.organization;
+      if (req.path !== PRODUCTS || typeof body.sku !== "string" || org === undefined) return body;
+      if (reference.store.productBySku(org, body.sku) === undefined) return body;
+      duplicates += 1;
+      return { ...body, sku: `${body.sku.slice(0, 90)}-dup${duplicates}` };
+    });
   },
-};
+);
 
-export const taxableStringAccepted: Variant = {
-  id: "taxable-string-accepted",
-  kind: "violation",
-  area: "input",
-  description: 'a taxable sent as a string ("true", "no") is accepted, read as a boolean',
-  expectFailing: ["products.invalid-bodies"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === PRODUCTS && typeof body.taxable === "string"
-          ? { ...body, taxable: ["true", "yes", "1"].includes(body.taxable.toLowerCase()) }
-          : body,
-      ),
-    ),
-};
+export const taxableStringAccepted = violation(
+  "taxable-string-accepted",
+  'a taxable sent as a string ("true", "no") is accepted, read as a boolean',
+  ["products.invalid-bodies"],
+  mapField(PRODUCTS, "taxable", (v) => ["true", "yes", "1"].includes(v.toLowerCase())),
+);
 
-export const negativePriceAccepted: Variant = {
-  id: "negative-price-accepted",
-  kind: "violation",
-  area: "input",
-  description: "a negative unitPrice is accepted (stored as its absolute value)",
-  expectFailing: ["products.unit-price-negative"],
-  build: (env) =>
-    plain(
-      env,
-      mapPriceText((p) => p.abs()),
-    ),
-};
+export const negativePriceAccepted = violation(
+  "negative-price-accepted",
+  "a negative unitPrice is accepted (stored as its absolute value)",
+  ["products.unit-price-negative"],
+  mapPriceText((p) => p.abs()),
+);
 
-export const invalidEmailAccepted: Variant = {
-  id: "invalid-email-accepted",
-  kind: "violation",
-  area: "input",
-  description: "an invalid e-mail (not-an-email, a@, @b.c, a b@c.d) is accepted (dropped)",
-  expectFailing: ["contacts.email-clear-cases"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) => {
-        if (req.path !== CONTACTS || typeof body.email !== "string") return body;
-        if (/^[^\s@]+@[^\s@]+$/.test(body.email)) return body;
-        const { email: _email, ...rest } = body;
-        return rest;
-      }),
-    ),
-};
+export const invalidEmailAccepted = violation(
+  "invalid-email-accepted",
+  "an invalid e-mail (not-an-email, a@, @b.c, a b@c.d) is accepted (dropped)",
+  ["contacts.email-clear-cases"],
+  mapField(CONTACTS, "email", (v) => (/^[^\s@]+@[^\s@]+$/.test(v) ? v : undefined)),
+);
 
-export const missingTypeDefaulted: Variant = {
-  id: "missing-type-defaulted",
-  kind: "violation",
-  area: "input",
-  description: "a contact without type is created as CLIENT instead of refused",
-  expectFailing: ["contacts.invalid-bodies"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === CONTACTS && !("type" in body) ? { type: "CLIENT", ...body } : body,
-      ),
-    ),
-};
+export const missingTypeDefaulted = violation(
+  "missing-type-defaulted",
+  "a contact without type is created as CLIENT instead of refused",
+  ["contacts.invalid-bodies"],
+  mapRequestJson((body, req) =>
+    req.path === CONTACTS && !("type" in body) ? { type: "CLIENT", ...body } : body,
+  ),
+);
 
-export const unitPriceRounded: Variant = {
-  id: "unit-price-rounded",
-  kind: "violation",
-  area: "input",
-  description: "unitPrice is rounded to 2 decimals on creation (1234.5678 reads back 1234.5700)",
-  expectFailing: ["products.unit-price-round-trip", "products.valid-bodies"],
-  build: (env) =>
-    plain(
-      env,
-      mapPriceText((p) => p.toDecimalPlaces(2, Decimal.ROUND_HALF_UP)),
-    ),
-};
+export const unitPriceRounded = violation(
+  "unit-price-rounded",
+  "unitPrice is rounded to 2 decimals on creation (1234.5678 reads back 1234.5700)",
+  ["products.unit-price-round-trip", "products.valid-bodies"],
+  mapPriceText((p) => p.toDecimalPlaces(2, Decimal.ROUND_HALF_UP)),
+);
 
-export const taxableDefaultFalse: Variant = {
-  id: "taxable-default-false",
-  kind: "violation",
-  area: "input",
-  description: "a product created without taxable is taxable false (§4: default true)",
-  expectFailing: ["products.created-listed"],
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) =>
-        req.path === PRODUCTS && !("taxable" in body) ? { ...body, taxable: false } : body,
-      ),
-    ),
-};
+export const taxableDefaultFalse = violation(
+  "taxable-default-false",
+  "a product created without taxable is taxable false (§4: default true)",
+  ["products.created-listed"],
+  mapRequestJson((body, req) =>
+    req.path === PRODUCTS && !("taxable" in body) ? { ...body, taxable: false } : body,
+  ),
+);
 
-export const contactEmailNotEchoed: Variant = {
-  id: "contact-email-not-echoed",
-  kind: "violation",
-  area: "input",
-  description: "contact creation answers leave out the e-mail that was sent",
-  expectFailing: ["contacts.create-response", "contacts.valid-bodies"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources((item) => {
-        const { email: _email, ...rest } = item;
-        return rest;
-      }, "creations"),
-    ),
-};
+export const contactEmailNotEchoed = violation(
+  "contact-email-not-echoed",
+  "contact creation answers leave out the e-mail that was sent",
+  ["contacts.create-response", "contacts.valid-bodies"],
+  mapResources((item) => {
+    const { email: _email, ...rest } = item;
+    return rest;
+  }, "creations"),
+);
 
-export const contactNamesUppercased: Variant = {
-  id: "contact-names-uppercased",
-  kind: "violation",
-  area: "input",
-  description: "lists serve contact names upper-cased",
-  expectFailing: ["contacts.created-listed"],
-  build: (env) =>
-    plain(
-      env,
-      mapResources(
-        (item, req) =>
-          req.path === CONTACTS && typeof item.name === "string"
-            ? { ...item, name: item.name.toUpperCase() }
-            : item,
-        "lists",
-      ),
-    ),
-};
+export const contactNamesUppercased = violation(
+  "contact-names-uppercased",
+  "lists serve contact names upper-cased",
+  ["contacts.created-listed"],
+  mapResources(
+    (item, req) =>
+      req.path === CONTACTS && typeof item.name === "string"
+        ? { ...item, name: item.name.toUpperCase() }
+        : item,
+    "lists",
+  ),
+);
 
-export const createdContactsNotListed: Variant = {
-  id: "created-contacts-not-listed",
-  kind: "violation",
-  area: "input",
-  description: "contacts created through the API never show in the list",
-  expectFailing: ["contacts.created-listed"],
-  build: async (env) => {
-    const reference = await env.reference();
+export const createdContactsNotListed = violation(
+  "created-contacts-not-listed",
+  "contacts created through the API never show in the list",
+  ["contacts.created-listed"],
+  (reference, env) => {
     const started = env.clock.now().getTime();
-    return wrap(
-      reference,
-      mapJsonBody(
-        (body) =>
-          isObject(body) && Array.isArray(body.data)
-            ? {
-                ...body,
-                data: body.data.filter(
-                  (i: unknown) =>
-                    !(isObject(i) && typeof i.createdAt === "string" && Date.parse(i.createdAt) >= started),
-                ),
-              }
-            : body,
-        (res, req) => isList(req) && req.path === CONTACTS && is2xx(res),
-      ),
+    return mapJsonBody(
+      (body) =>
+        isObject(body) && Array.isArray(body.data)
+          ? {
+              ...body,
+              data: body.data.filter(
+                (i: unknown) =>
+                  !(isObject(i) && typeof i.createdAt === "string" && Date.parse(i.createdAt) >= started),
+              ),
+            }
+          : body,
+      (res, req) => isList(req) && req.path === CONTACTS && is2xx(res),
     );
   },
-};
+);
 
 // Where the kit is likeliest to look away: one direction of isolation, a reversed filter, byte counts.
-export const nameLimitInBytes: Variant = {
-  id: "name-limit-in-bytes",
-  kind: "violation",
-  area: "input",
-  description: 'the contact name limit counts UTF-8 bytes: 200 characters "é" (400 bytes) are refused',
-  expectFailing: ["contacts.length-boundaries", "contacts.valid-bodies"],
-  build: (env) =>
-    plain(env, {
-      readBody: true,
-      request(req) {
-        if (req.method !== "POST" || req.path !== CONTACTS || req.body === undefined) return undefined;
-        const body = parseJson(req.body);
-        if (!isObject(body) || typeof body.name !== "string" || Buffer.byteLength(body.name) <= 200)
-          return undefined;
-        return errorReply(400, "invalid_request", "name is too long", { name: ["too long"] });
-      },
-    }),
-};
+export const nameLimitInBytes = violation(
+  "name-limit-in-bytes",
+  'the contact name limit counts UTF-8 bytes: 200 characters "é" (400 bytes) are refused',
+  ["contacts.length-boundaries", "contacts.valid-bodies"],
+  {
+    readBody: true,
+    request(req) {
+      if (req.method !== "POST" || req.path !== CONTACTS || req.body === undefined) return undefined;
+      const body = parseJson(req.body);
+      if (!isObject(body) || typeof body.name !== "string" || Buffer.byteLength(body.name) <= 200)
+        return undefined;
+      return errorReply(400, "invalid_request", "name is too long", { name: ["too long"] });
+    },
+  },
+);
+
+// What was not sent reads back as nothing (issue 16, class 2).
+export const unsentFieldsAsNone = violation(
+  "unsent-fields-as-none",
+  'a contact\'s optional fields not sent read back as the text "None" (a null turned into a string)',
+  ["contacts.created-listed", "contacts.create-response"],
+  mapResources((item, req) =>
+    req.path === CONTACTS
+      ? Object.fromEntries(Object.entries(item).map(([k, v]) => [k, v === null ? "None" : v]))
+      : item,
+  ),
+);
+
+export const unsentPhoneFromLastContact = violation(
+  "unsent-phone-from-last-contact",
+  "a contact created without a phone gets the phone of the last contact created with one (state left over between requests)",
+  ["contacts.create-response", "contacts.created-listed"],
+  () => {
+    let last: unknown;
+    return mapRequestJson((body, req) => {
+      if (req.path !== CONTACTS) return body;
+      if (body.phone !== undefined) last = body.phone;
+      return body.phone === undefined && last !== undefined ? { ...body, phone: last } : body;
+    });
+  },
+);
+
+// Forms beyond the canonical one (issue 16, class 1): the coverage phase catches each.
+
+export const unitPriceFloat32 = violation(
+  "unit-price-float32",
+  "unitPrice is kept in a 32-bit float: 99999.99 reads back 99999.9922, 999999.9999 as 1000000.0000",
+  ["coverage.product-fields", "products.unit-price-round-trip"],
+  mapPriceText((p) => new Decimal(Math.fround(p.toNumber())).toDecimalPlaces(4)),
+);
+
+export const textHtmlEscaped = violation(
+  "text-html-escaped",
+  "text is kept HTML-escaped (<b> as &lt;b&gt;, quotes as &quot;): a name with markup reads back otherwise",
+  ["coverage.contact-fields", "coverage.product-fields"],
+  mapBodyStrings((v, field) =>
+    ["name", "description", "address"].includes(field)
+      ? v.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+      : v,
+  ),
+);
+
+export const astralCharactersDropped = violation(
+  "astral-characters-dropped",
+  "characters outside the Basic Multilingual Plane (emoji) are dropped on the way to storage, as a 3-byte UTF-8 column does",
+  ["coverage.contact-fields", "coverage.product-fields"],
+  mapBodyStrings((v) => v.replace(/[\u{10000}-\u{10FFFF}]/gu, "")),
+);
+
+export const emailPrefixRegex = violation(
+  "email-prefix-regex",
+  "e-mails are checked by a pattern anchored at the start only: a valid address followed by junk, a line break or a second address is taken (as its valid start)",
+  ["coverage.contact-fields"],
+  mapField(CONTACTS, "email", (v) => /^[^@\s,]+@[^@\s,]+\.[a-z]+/i.exec(v)?.[0] ?? v),
+);
+
+export const enumPrefixMatch = violation(
+  "enum-prefix-match",
+  "type is checked with startsWith: CLIENTX and CLIENT,SUPPLIER are taken as CLIENT, PRODUCTX as PRODUCT",
+  ["coverage.contact-fields", "coverage.product-fields"],
+  mapBodyStrings((v, field) =>
+    field === "type"
+      ? (["CLIENT", "SUPPLIER", "BOTH", "PRODUCT", "SERVICE"].find((e) => v.startsWith(e)) ?? v)
+      : v,
+  ),
+);
+
+export const lengthIgnoresSpaces = violation(
+  "length-ignores-spaces",
+  "a name's length is counted without its spaces: 201 characters with spaces in them are taken (and cut to 200)",
+  ["coverage.contact-fields"],
+  mapField(CONTACTS, "name", (v) =>
+    codePoints(v) > 200 && codePoints(v.replace(/ /g, "")) <= 200 ? cut(v, 200) : v,
+  ),
+);
 
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
-export const unknownBodyFieldsIgnored: Variant = {
-  id: "unknown-body-fields-ignored",
-  kind: "benign",
-  area: "input",
-  description: "unknown fields in a POST body are ignored instead of refused",
-  build: (env) =>
-    plain(
-      env,
-      mapRequestJson((body, req) => {
-        const known = BODY_FIELDS[req.path] ?? [];
-        return Object.fromEntries(Object.entries(body).filter(([k]) => known.includes(k)));
-      }),
-    ),
-};
+export const unknownBodyFieldsIgnored = benign(
+  "unknown-body-fields-ignored",
+  "unknown fields in a POST body are ignored instead of refused",
+  mapRequestJson((body, req) => {
+    const known = BODY_FIELDS[req.path] ?? [];
+    return Object.fromEntries(Object.entries(body).filter(([k]) => known.includes(k)));
+  }),
+);
 
-export const skuCaseInsensitive: Variant = {
-  id: "sku-case-insensitive",
-  kind: "benign",
-  area: "input",
-  description: "sku uniqueness ignores case (CFK-1 is a duplicate of cfk-1)",
-  build: async (env) => {
-    const reference = await env.reference();
-    return wrap(reference, {
-      readBody: true,
-      request(req) {
-        const org = req.token?.organization;
-        if (req.method !== "POST" || req.path !== PRODUCTS || req.body === undefined || org === undefined) {
-          return undefined;
-        }
-        const body = parseJson(req.body);
-        const sku = isObject(body) && typeof body.sku === "string" ? body.sku.toLowerCase() : undefined;
-        if (sku === undefined || !req.token?.scopes.includes("products:write")) return undefined;
-        const clash = reference.store
-          .listProducts(org, { limit: 1_000_000 })
-          .some((p) => p.sku.toLowerCase() === sku);
-        return clash
-          ? errorReply(400, "invalid_request", "sku is already used (case-insensitively)")
-          : undefined;
-      },
-    });
-  },
-};
+export const textTrimmed = benign(
+  "text-trimmed",
+  "outer white space of every string is trimmed before it is checked and kept (as Django REST framework's CharField does)",
+  mapBodyStrings((v) => v.trim()),
+);
+
+export const emailLowerCased = benign(
+  "email-lower-cased",
+  "e-mail addresses are kept lower-cased",
+  mapBodyStrings((v, field) => (field === "email" ? v.toLowerCase() : v)),
+);
+
+export const skuCaseInsensitive = benign(
+  "sku-case-insensitive",
+  "sku uniqueness ignores case (CFK-1 is a duplicate of cfk-1)",
+  (reference) => ({
+    readBody: true,
+    request(req) {
+      const org = req.token?.organization;
+      if (req.method !== "POST" || req.path !== PRODUCTS || req.body === undefined || org === undefined) {
+        return undefined;
+      }
+      const body = parseJson(req.body);
+      const sku = isObject(body) && typeof body.sku === "string" ? body.sku.toLowerCase() : undefined;
+      if (sku === undefined || !req.token?.scopes.includes("products:write")) return undefined;
+      const clash = reference.store
+        .listProducts(org, { limit: 1_000_000 })
+        .some((p) => p.sku.toLowerCase() === sku);
+      return clash
+        ? errorReply(400, "invalid_request", "sku is already used (case-insensitively)")
+        : undefined;
+    },
+  }),
+);

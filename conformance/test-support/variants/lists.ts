@@ -1,3 +1,4 @@
+import type { Reference } from "../../../src/entry/reference.js";
 import { toContact } from "../../../src/serialization/resources.js";
 import {
   archiveContacts,
@@ -10,14 +11,16 @@ import {
   isList,
   isObject,
   jsonOf,
+  type Layer,
   mapJsonBody,
-  plain,
   PRODUCTS,
   setJson,
   TIMESTAMP,
-  type Variant,
-  wrap,
+  variantsIn,
+  mapQuery,
 } from "./harness.js";
+
+const { violation, benign } = variantsIn("lists");
 
 /** The 400 of a server that refuses unknown query parameters (spec-gaps #11 lets it). */
 const unknownParams = (names: readonly string[]) =>
@@ -44,79 +47,47 @@ const KNOWN_PARAMS: Readonly<Record<string, readonly string[]>> = {
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
 // §4 and §8: lists, filters, limits.
-export const limitIgnored: Variant = {
-  id: "limit-ignored",
-  kind: "violation",
-  area: "lists",
-  description: "limit is ignored: lists always hold up to 50 items",
-  expectFailing: ["lists.limit-and-filters", "lists.limit-out-of-range"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        if (isList(req)) req.query.delete("limit");
-        return undefined;
-      },
-    }),
-};
+export const limitIgnored = violation(
+  "limit-ignored",
+  "limit is ignored: lists always hold up to 50 items",
+  ["lists.limit-and-filters", "lists.limit-out-of-range"],
+  mapQuery((query) => query.delete("limit")),
+);
 
-export const limitPlusOne: Variant = {
-  id: "limit-plus-one",
-  kind: "violation",
-  area: "lists",
-  description: "limit=n returns n + 1 items (off by one)",
-  expectFailing: ["lists.limit-and-filters"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        const limit = req.query.get("limit");
-        if (isList(req) && limit !== null && /^[1-9]\d*$/.test(limit) && Number(limit) < 200) {
-          req.query.set("limit", String(Number(limit) + 1));
-        }
-        return undefined;
-      },
-    }),
-};
+export const limitPlusOne = violation(
+  "limit-plus-one",
+  "limit=n returns n + 1 items (off by one)",
+  ["lists.limit-and-filters"],
+  mapQuery((query) => {
+    const limit = query.get("limit");
+    if (limit !== null && /^[1-9]\d*$/.test(limit) && Number(limit) < 200)
+      query.set("limit", String(Number(limit) + 1));
+  }),
+);
 
-export const typeFilterIgnored: Variant = {
-  id: "type-filter-ignored",
-  kind: "violation",
-  area: "lists",
-  description: "the contacts' type filter is ignored",
-  expectFailing: ["lists.type-filter", "lists.limit-and-filters"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        if (isList(req) && req.path === CONTACTS) req.query.delete("type");
-        return undefined;
-      },
-    }),
-};
+export const typeFilterIgnored = violation(
+  "type-filter-ignored",
+  "the contacts' type filter is ignored",
+  ["lists.type-filter", "lists.limit-and-filters"],
+  mapQuery((query, req) => (req.path === CONTACTS ? query.delete("type") : undefined)),
+);
 
-export const statusFilterIgnored: Variant = {
-  id: "status-filter-ignored",
-  kind: "violation",
-  area: "lists",
-  description: "the invoices' and expenses' status filter is ignored",
-  expectFailing: ["lists.status-filter", "lists.limit-and-filters"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        if (isList(req) && req.path !== CONTACTS) req.query.delete("status");
-        return undefined;
-      },
-    }),
-};
+export const statusFilterIgnored = violation(
+  "status-filter-ignored",
+  "the invoices' and expenses' status filter is ignored",
+  ["lists.status-filter", "lists.limit-and-filters"],
+  mapQuery((query, req) => (req.path === CONTACTS ? undefined : query.delete("status"))),
+);
 
-export const pageCap250: Variant = {
-  id: "page-cap-250",
-  kind: "violation",
-  area: "lists",
-  description: "the page size is capped at 250 instead of 200 (an organization with 274 contacts)",
-  expectFailing: ["lists.page-max", "lists.limit-out-of-range"],
-  build: async (env) => {
-    const reference = await env.reference();
-    archiveContacts(reference, "org_lumiere", 250);
-    return wrap(reference, {
+/**
+ * Contacts lists asked for more than 200 items answered from the store with up to `cap` of them (a
+ * type filter kept), as a server with another page maximum would.
+ */
+const pagesUpTo =
+  (cap: number, archived: number) =>
+  (reference: Reference): Layer => {
+    if (archived > 0) archiveContacts(reference, "org_lumiere", archived);
+    return {
       request(req) {
         const limit = Number(req.query.get("limit"));
         const org = req.token?.organization;
@@ -124,217 +95,225 @@ export const pageCap250: Variant = {
         if (req.token?.state !== "active" || !req.token.scopes.includes("contacts:read")) return undefined;
         const type = req.query.get("type");
         const items = reference.store
-          .listContacts(org, { limit: Math.min(Math.floor(limit), 250) })
+          .listContacts(org, { limit: Math.min(Math.floor(limit), cap) })
           .filter((c) => type === null || c.type === type);
         return { status: 200, json: { data: items.map(toContact) } };
       },
-    });
-  },
-};
+    };
+  };
+
+export const pageCap250 = violation(
+  "page-cap-250",
+  "the page size is capped at 250 instead of 200 (an organization with 274 contacts)",
+  ["lists.page-max", "lists.limit-out-of-range"],
+  pagesUpTo(250, 250),
+);
+
+// §8: the page maximum, shown on a list the kit makes long enough (issue 16, class 4).
+export const limitAbove200Served = violation(
+  "limit-above-200-served",
+  "a limit above 200 is served as asked (limit=1000 answers up to 1000 contacts); no list of the fixtures is long enough to show it",
+  ["lists.page-max"],
+  pagesUpTo(Number.POSITIVE_INFINITY, 0),
+);
 
 // §4: before.
-export const beforeInclusive: Variant = {
-  id: "before-inclusive",
-  kind: "violation",
-  area: "lists",
-  description: "before is inclusive: items at exactly that instant are returned",
-  expectFailing: ["lists.before"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        const before = req.query.get("before");
-        if (!isList(req) || before === null || !TIMESTAMP.test(before)) return undefined;
-        req.query.set("before", new Date(Date.parse(before) + 1).toISOString());
-        return undefined;
-      },
-    }),
-};
+export const beforeInclusive = violation(
+  "before-inclusive",
+  "before is inclusive: items at exactly that instant are returned",
+  ["lists.before"],
+  {
+    request(req) {
+      const before = req.query.get("before");
+      if (!isList(req) || before === null || !TIMESTAMP.test(before)) return undefined;
+      req.query.set("before", new Date(Date.parse(before) + 1).toISOString());
+      return undefined;
+    },
+  },
+);
 
 // Where the kit is likeliest to look away: one direction of isolation, a reversed filter, byte counts.
-export const beforeReversed: Variant = {
-  id: "before-reversed",
-  kind: "violation",
-  area: "lists",
-  description: "before returns the items at or after it instead of those strictly before",
-  expectFailing: ["lists.before"],
-  build: (env) =>
-    plain(env, {
+export const beforeReversed = violation(
+  "before-reversed",
+  "before returns the items at or after it instead of those strictly before",
+  ["lists.before"],
+  {
+    request(req) {
+      if (isList(req) && req.query.has("before")) {
+        asAfter.set(req, req.query.get("before") ?? "");
+        req.query.delete("before");
+        req.query.set("limit", "200");
+      }
+      return undefined;
+    },
+    response(res, req) {
+      const after = asAfter.get(req);
+      const body = jsonOf(res);
+      if (after === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return;
+      const field = req.path === INVOICES || req.path === EXPENSES ? "date" : "createdAt";
+      const kept = body.data.filter(
+        (i: unknown) =>
+          isObject(i) && typeof i[field] === "string" && Date.parse(i[field]) >= Date.parse(after),
+      );
+      setJson(res, { data: kept });
+    },
+  },
+);
+
+export const beforeDateOnly = violation(
+  "before-date-only",
+  'before takes a date only (YYYY-MM-DD) and refuses a date-time with 400; but §4\'s pagination sets before "from the date of the last result", which is served as a date-time (2026-10-30T00:00:00.000Z), so a server supporting before must accept the served format',
+  ["lists.before"],
+  {
+    request(req) {
+      const before = req.query.get("before");
+      if (!isList(req) || before === null || /^\d{4}-\d{2}-\d{2}$/.test(before) || req.token === undefined) {
+        return undefined;
+      }
+      return errorReply(400, "invalid_request", "before must be a date (YYYY-MM-DD)", {
+        before: ["must be a date (YYYY-MM-DD)"],
+      });
+    },
+  },
+);
+
+export const defaultLimit100 = violation(
+  "default-limit-100",
+  "a list without limit holds up to 100 items instead of 50",
+  ["lists.default-limit", "lists.limit-and-filters"],
+  mapQuery((query) => (query.has("limit") ? undefined : query.set("limit", "100"))),
+);
+
+export const limit200Refused = violation(
+  "limit-200-refused",
+  "limit=200, the largest page, is refused with 400 (off by one)",
+  ["lists.limit-and-filters"],
+  {
+    request: (req) =>
+      isList(req) && req.query.get("limit") === "200" && req.token !== undefined
+        ? errorReply(400, "invalid_request", "limit must be below 200")
+        : undefined,
+  },
+);
+
+// Stateful bugs a fixed check catches in every run (issue 16, class 6).
+export const filterAfterLimit = violation(
+  "filter-after-limit",
+  "the type and status filters are applied to the page the limit has already cut: type=SUPPLIER&limit=5 keeps the suppliers among the 5 newest contacts",
+  ["lists.filter-before-limit"],
+  () => {
+    const asked = new WeakMap<Incoming, { field: string; value: string }>();
+    return {
       request(req) {
-        if (isList(req) && req.query.has("before")) {
-          asAfter.set(req, req.query.get("before") ?? "");
-          req.query.delete("before");
-          req.query.set("limit", "200");
-        }
+        const field = req.query.has("type") ? "type" : req.query.has("status") ? "status" : undefined;
+        const value = field === undefined ? null : req.query.get(field);
+        if (!isList(req) || field === undefined || value === null) return undefined;
+        asked.set(req, { field, value });
+        req.query.delete(field);
         return undefined;
       },
       response(res, req) {
-        const after = asAfter.get(req);
+        const filter = asked.get(req);
         const body = jsonOf(res);
-        if (after === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return;
-        const field = req.path === INVOICES || req.path === EXPENSES ? "date" : "createdAt";
-        const kept = body.data.filter(
-          (i: unknown) =>
-            isObject(i) && typeof i[field] === "string" && Date.parse(i[field]) >= Date.parse(after),
-        );
-        setJson(res, { data: kept });
-      },
-    }),
-};
-
-export const beforeDateOnly: Variant = {
-  id: "before-date-only",
-  kind: "violation",
-  area: "lists",
-  description:
-    'before takes a date only (YYYY-MM-DD) and refuses a date-time with 400; but §4\'s pagination sets before "from the date of the last result", which is served as a date-time (2026-10-30T00:00:00.000Z), so a server supporting before must accept the served format',
-  expectFailing: ["lists.before"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        const before = req.query.get("before");
-        if (
-          !isList(req) ||
-          before === null ||
-          /^\d{4}-\d{2}-\d{2}$/.test(before) ||
-          req.token === undefined
-        ) {
-          return undefined;
-        }
-        return errorReply(400, "invalid_request", "before must be a date (YYYY-MM-DD)", {
-          before: ["must be a date (YYYY-MM-DD)"],
+        if (filter === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data))
+          return;
+        setJson(res, {
+          data: body.data.filter((i: unknown) => isObject(i) && i[filter.field] === filter.value),
         });
       },
-    }),
-};
+    };
+  },
+);
 
-export const defaultLimit100: Variant = {
-  id: "default-limit-100",
-  kind: "violation",
-  area: "lists",
-  description: "a list without limit holds up to 100 items instead of 50",
-  expectFailing: ["lists.default-limit", "lists.limit-and-filters"],
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        if (isList(req) && !req.query.has("limit")) req.query.set("limit", "100");
-        return undefined;
-      },
-    }),
-};
+// Forms of before and of the filters beyond the canonical one (issue 16, class 1).
 
-export const limit200Refused: Variant = {
-  id: "limit-200-refused",
-  kind: "violation",
-  area: "lists",
-  description: "limit=200, the largest page, is refused with 400 (off by one)",
-  expectFailing: ["lists.limit-and-filters"],
-  build: (env) =>
-    plain(env, {
-      request: (req) =>
-        isList(req) && req.query.get("limit") === "200" && req.token !== undefined
-          ? errorReply(400, "invalid_request", "limit must be below 200")
-          : undefined,
-    }),
-};
+/** Rewrites `before` before the reference reads it. */
+const mapBefore = (fn: (before: string) => string): Layer =>
+  mapQuery((query) => {
+    const before = query.get("before");
+    if (before !== null) query.set("before", fn(before));
+  });
+
+export const beforeIgnoresOffset = violation(
+  "before-ignores-offset",
+  "before's zone offset is dropped: 2026-10-30T05:30:00+05:30 is read as 05:30 UTC, five and a half hours late",
+  ["coverage.before"],
+  mapBefore((b) => b.replace(/[+-]\d{2}:\d{2}$/, "Z")),
+);
+
+export const beforeDateInLocalTime = violation(
+  "before-date-in-local-time",
+  "a before given as a date alone is read as midnight in the server's zone (UTC-5), not UTC",
+  ["coverage.before"],
+  mapBefore((b) => (/^\d{4}-\d{2}-\d{2}$/.test(b) ? `${b}T05:00:00.000Z` : b)),
+);
+
+export const filterPrefixMatch = violation(
+  "filter-prefix-match",
+  "a filter value matches the values it begins: type=CLIEN lists the clients, status=PAI the paid invoices",
+  ["coverage.filters"],
+  mapQuery((query) => {
+    for (const [param, values] of [
+      ["type", ["CLIENT", "SUPPLIER", "BOTH"]],
+      ["status", ["DRAFT", "SENT", "PAID", "OVERDUE", "VOIDED", "APPROVED", "REJECTED"]],
+    ] as const) {
+      const value = query.get(param);
+      const full = value === null || value === "" ? undefined : values.find((v) => v.startsWith(value));
+      if (full !== undefined) query.set(param, full);
+    }
+  }),
+);
 
 // SHOULD rules: violations only under --strict.
-export const listsOldestFirst: Variant = {
-  id: "lists-oldest-first",
-  kind: "violation",
-  area: "lists",
-  strict: true,
-  description: "lists come oldest first (SHOULD: run with --strict)",
-  expectFailing: ["lists.order"],
-  build: (env) =>
-    plain(
-      env,
-      mapJsonBody(
-        (body) =>
-          isObject(body) && Array.isArray(body.data) ? { ...body, data: [...body.data].reverse() } : body,
-        (res, req) => isList(req) && is2xx(res),
-      ),
-    ),
-};
+export const listsOldestFirst = violation(
+  "lists-oldest-first",
+  "lists come oldest first (SHOULD: run with --strict)",
+  ["lists.order"],
+  mapJsonBody(
+    (body) =>
+      isObject(body) && Array.isArray(body.data) ? { ...body, data: [...body.data].reverse() } : body,
+    (res, req) => isList(req) && is2xx(res),
+  ),
+  { strict: true },
+);
 
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
-export const limitClamped: Variant = {
-  id: "limit-clamped",
-  kind: "benign",
-  area: "lists",
-  description:
-    "an out-of-range limit is clamped (0 → 1, 1000 → 200, junk → 50, repeated → first) instead of 400",
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        const values = req.query.getAll("limit");
-        const first = values[0];
-        if (!isList(req) || first === undefined) return undefined;
-        const n = Number(first);
-        const clamped =
-          first.trim() === "" || !Number.isFinite(n) ? 50 : Math.min(200, Math.max(1, Math.floor(n)));
-        req.query.set("limit", String(clamped));
-        return undefined;
-      },
-    }),
-};
+export const limitClamped = benign(
+  "limit-clamped",
+  "an out-of-range limit is clamped (0 → 1, 1000 → 200, junk → 50, repeated → first) instead of 400",
+  mapQuery((query) => {
+    const first = query.getAll("limit")[0];
+    if (first === undefined) return;
+    const n = Number(first);
+    query.set(
+      "limit",
+      String(first.trim() === "" || !Number.isFinite(n) ? 50 : Math.min(200, Math.max(1, Math.floor(n)))),
+    );
+  }),
+);
 
-export const limitNonDecimalAsAbsent: Variant = {
-  id: "limit-non-decimal-as-absent",
-  kind: "benign",
-  area: "lists",
-  description:
-    "a limit that is not decimal notation (0x10, 1e2, +5, abc) reads as no limit at all: the default page of 50; a decimal one outside 1..200 gets 400",
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        const values = req.query.getAll("limit");
-        if (isList(req) && values.length === 1 && !/^-?\d+(\.\d+)?$/.test(values[0] ?? ""))
-          req.query.delete("limit");
-        return undefined;
-      },
-    }),
-};
+export const limitNonDecimalAsAbsent = benign(
+  "limit-non-decimal-as-absent",
+  "a limit that is not decimal notation (0x10, 1e2, +5, abc) reads as no limit at all: the default page of 50; a decimal one outside 1..200 gets 400",
+  mapQuery((query) => {
+    const values = query.getAll("limit");
+    if (values.length === 1 && !/^-?\d+(\.\d+)?$/.test(values[0] ?? "")) query.delete("limit");
+  }),
+);
 
-export const beforeNotSupported: Variant = {
-  id: "before-not-supported",
-  kind: "benign",
-  area: "lists",
-  description: "before is not supported (ignored)",
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        req.query.delete("before");
-        return undefined;
-      },
-    }),
-};
+export const beforeNotSupported = benign(
+  "before-not-supported",
+  "before is not supported (ignored)",
+  mapQuery((query) => query.delete("before")),
+);
 
-export const unknownQueryParamsRefused: Variant = {
-  id: "unknown-query-params-refused",
-  kind: "benign",
-  area: "lists",
-  description: "unknown query parameters get 400 invalid_request",
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        const known = KNOWN_PARAMS[req.path];
-        if (req.method !== "GET" || known === undefined || req.token === undefined) return undefined;
-        const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
-        if (unknown.length === 0) return undefined;
-        return unknownParams(unknown);
-      },
-    }),
-};
-
-export const typeFilterIncludesBoth: Variant = {
-  id: "type-filter-includes-both",
-  kind: "benign",
-  area: "lists",
-  description: "type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
-  build: (env) => {
+export const typeFilterIncludesBoth = benign(
+  "type-filter-includes-both",
+  "type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
+  () => {
     const asked = new WeakMap<Incoming, { type: string; limit: number }>();
-    return plain(env, {
+    return {
       request(req) {
         const type = req.query.get("type");
         const limit = req.query.getAll("limit");
@@ -358,25 +337,43 @@ export const typeFilterIncludesBoth: Variant = {
         );
         setJson(res, { data: kept.slice(0, wanted.limit) });
       },
-    });
+    };
   },
-};
+);
 
-export const beforeRollingOutStrictParams: Variant = {
-  id: "before-rolling-out-strict-params",
-  kind: "benign",
-  area: "lists",
-  description:
-    'before exists on invoices and expenses only so far (§4 "added progressively"), and unknown query parameters get 400',
-  build: (env) =>
-    plain(env, {
-      request(req) {
-        if (!isList(req) || req.token === undefined) return undefined;
-        const known = (KNOWN_PARAMS[req.path] ?? []).filter(
-          (k) => k !== "before" || req.path === INVOICES || req.path === EXPENSES,
-        );
-        const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
-        return unknown.length === 0 ? undefined : unknownParams(unknown);
-      },
-    }),
-};
+export const beforeLenientForms = benign(
+  "before-lenient-forms",
+  "before is read by a lenient parser: a space for T, lower-case t and z, the basic format and a time without zone (as UTC) are all taken",
+  mapBefore((b) => {
+    const basic = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(b);
+    const text =
+      basic === null ? b : `${basic[1]}-${basic[2]}-${basic[3]}T${basic[4]}:${basic[5]}:${basic[6]}Z`;
+    const iso = text.replace(" ", "T").replace(/t/, "T").replace(/z$/, "Z");
+    return /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(iso) ? `${iso}Z` : iso;
+  }),
+);
+
+export const limitParsedLeniently = benign(
+  "limit-parsed-leniently",
+  "limit is read by its leading digits (parseInt): 050 is 50, +5 and ' 5' are 5, 5abc is 5",
+  mapQuery((query) => {
+    const values = query.getAll("limit");
+    const n = values.length === 1 ? Number.parseInt(values[0] ?? "", 10) : Number.NaN;
+    if (n >= 1 && n <= 200) query.set("limit", String(n));
+  }),
+);
+
+export const beforeRollingOutStrictParams = benign(
+  "before-rolling-out-strict-params",
+  'before exists on invoices and expenses only so far (§4 "added progressively"), and unknown query parameters get 400',
+  {
+    request(req) {
+      if (!isList(req) || req.token === undefined) return undefined;
+      const known = (KNOWN_PARAMS[req.path] ?? []).filter(
+        (k) => k !== "before" || req.path === INVOICES || req.path === EXPENSES,
+      );
+      const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
+      return unknown.length === 0 ? undefined : unknownParams(unknown);
+    },
+  },
+);

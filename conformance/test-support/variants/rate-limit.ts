@@ -2,84 +2,111 @@ import type { ManualClock } from "../../../src/model/clock.js";
 import {
   dropHeader,
   errorReply,
+  type Incoming,
   type Layer,
   mapError,
-  plain,
   retarget,
-  type Variant,
-  wrap,
+  type Wrapping,
+  variantsIn,
 } from "./harness.js";
+
+const { violation, benign } = variantsIn("rate-limit");
 
 /** Variants of the rate limit (§8). */
 
-/** A rate limiter in front of the reference: a fixed window per client address (spec-gaps #21). */
-function perAddressLimiter(limit: number, windowMs: number, clock: ManualClock): Layer {
-  const counts = new Map<string, { window: number; count: number }>();
+/** How a limiter in front of the reference counts: per what key, which answers, how many times each. */
+interface Counting {
+  /** The budget a request counts toward (its client address, its token, its organization). */
+  key: (req: Incoming) => string;
+  /** Counts a request only once answered, and only if this holds of its status (default: every request, at once). */
+  counts?: (status: number) => boolean;
+  /** How many times each request counts (default 1). */
+  weight?: number;
+  /** Fixed windows (a count that resets at each multiple of the window) rather than a rolling one. */
+  fixed?: boolean;
+}
+
+/**
+ * A rate limiter in front of the reference (its own limit set out of reach): `limit` requests in any
+ * rolling window (or fixed one), counted as `counting` says; beyond it, 429 rate_limited with
+ * Retry-After.
+ */
+function limiter(limit: number, windowMs: number, clock: ManualClock, counting: Counting): Layer {
+  const logs = new Map<string, number[]>();
+  const recent = (key: string, now: number): number[] => {
+    const start = counting.fixed === true ? Math.floor(now / windowMs) * windowMs - 1 : now - windowMs;
+    const kept = (logs.get(key) ?? []).filter((t) => t > start);
+    logs.set(key, kept);
+    return kept;
+  };
+  const count = (key: string): void => {
+    const now = clock.now().getTime();
+    for (let i = 0; i < (counting.weight ?? 1); i += 1) recent(key, now).push(now);
+  };
   return {
     request(req) {
       if (req.method === "OPTIONS") return undefined;
       const now = clock.now().getTime();
-      const window = Math.floor(now / windowMs);
-      const entry = counts.get(req.address);
-      const current = entry !== undefined && entry.window === window ? entry : { window, count: 0 };
-      current.count += 1;
-      counts.set(req.address, current);
-      if (current.count <= limit) return undefined;
-      const retry = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
-      return {
-        ...errorReply(429, "rate_limited", "Too many requests from this address"),
-        headers: { "retry-after": String(retry) },
-      };
+      const log = recent(counting.key(req), now);
+      if (log.length >= limit) {
+        const retry = Math.max(1, Math.ceil(((log[0] ?? now) + windowMs - now) / 1000));
+        return {
+          ...errorReply(429, "rate_limited", "Too many requests"),
+          headers: { "retry-after": String(retry) },
+        };
+      }
+      if (counting.counts === undefined) count(counting.key(req));
+      return undefined;
+    },
+    response(res, req) {
+      if (req.method !== "OPTIONS" && counting.counts?.(res.status) === true) count(counting.key(req));
     },
   };
 }
 
+const byAddress = (req: Incoming): string => req.address;
+const byToken = (req: Incoming): string => req.token?.label ?? `address ${req.address}`;
+const byOrganization = (req: Incoming): string => req.token?.organization ?? `address ${req.address}`;
+
+/** A limiter of §8's limit counting as `counting` says, in front of the reference (its own limit and headers off). */
+const limitedBy =
+  (counting: Counting): Wrapping =>
+  (_reference, env) => [
+    limiter(env.rateLimit, env.windowMs, env.clock, counting),
+    dropHeader("ratelimit", "ratelimit-policy"),
+  ];
+
+/** The reference's own limit out of reach: a limiter in front counts instead. */
+const NO_LIMIT = { settings: { rateLimit: 1_000_000_000 } };
+
 // ---- violations: the kit must fail each one in the spec profile, naming the right check ---------------
 
 // §8: the rate limit.
-export const noRateLimit: Variant = {
-  id: "no-rate-limit",
-  kind: "violation",
-  area: "rate-limit",
-  description: "no 429, ever",
-  expectFailing: ["ratelimit.burst"],
-  build: async (env) => wrap(await env.reference({ rateLimit: 1_000_000_000 })),
-};
+export const noRateLimit = violation("no-rate-limit", "no 429, ever", ["ratelimit.burst"], [], NO_LIMIT);
 
-export const rateLimitedWrongCode: Variant = {
-  id: "rate-limited-wrong-code",
-  kind: "violation",
-  area: "rate-limit",
-  description: "429 answers carry the code too_many_requests instead of rate_limited",
-  expectFailing: ["ratelimit.burst", "run.error-envelope"],
-  build: (env) =>
-    plain(
-      env,
-      mapError(429, (error) => {
-        error.code = "too_many_requests";
-      }),
-    ),
-};
+export const rateLimitedWrongCode = violation(
+  "rate-limited-wrong-code",
+  "429 answers carry the code too_many_requests instead of rate_limited",
+  ["ratelimit.burst", "run.error-envelope"],
+  mapError(429, (error) => {
+    error.code = "too_many_requests";
+  }),
+);
 
-export const rateLimitedAs503: Variant = {
-  id: "rate-limited-as-503",
-  kind: "violation",
-  area: "rate-limit",
-  description: "the rate limit answers 503 instead of 429",
-  expectFailing: ["ratelimit.burst", "run.no-5xx"],
-  build: (env) => plain(env, mapError(429, retarget(503, "service_unavailable"))),
-};
+export const rateLimitedAs503 = violation(
+  "rate-limited-as-503",
+  "the rate limit answers 503 instead of 429",
+  ["ratelimit.burst", "run.no-5xx"],
+  mapError(429, retarget(503, "service_unavailable")),
+);
 
-export const rateLimitNeverLifts: Variant = {
-  id: "rate-limit-never-lifts",
-  kind: "violation",
-  area: "rate-limit",
-  slow: true,
-  description: "once rate-limited, a token stays blocked whatever it waits (run with --slow)",
-  expectFailing: ["ratelimit.retry-after"],
-  build: (env) => {
+export const rateLimitNeverLifts = violation(
+  "rate-limit-never-lifts",
+  "once rate-limited, a token stays blocked whatever it waits (run with --slow)",
+  ["ratelimit.retry-after"],
+  () => {
     const blocked = new Set<string>();
-    return plain(env, {
+    return {
       request: (req) =>
         req.token !== undefined && blocked.has(req.token.token)
           ? { ...errorReply(429, "rate_limited", "Blocked"), headers: { "retry-after": "1" } }
@@ -87,30 +114,47 @@ export const rateLimitNeverLifts: Variant = {
       response(res, req) {
         if (res.status === 429 && req.token !== undefined) blocked.add(req.token.token);
       },
-    });
+    };
   },
-};
+  { slow: true },
+);
+
+// §8: every request with a valid token counts, once, whatever its outcome (issue 16, class 3).
+export const rateLimitCountsSuccessesOnly = violation(
+  "rate-limit-counts-successes-only",
+  "the rate limit counts only the requests it answers with success: a token may send refused requests without end",
+  ["ratelimit.counts-failures"],
+  limitedBy({ key: byToken, counts: (status) => status >= 200 && status < 300 }),
+  NO_LIMIT,
+);
+
+export const rateLimitCountsTwice = violation(
+  "rate-limit-counts-twice",
+  "the rate limit counts each request twice: a token is refused after half its 100 a minute",
+  ["ratelimit.not-early"],
+  limitedBy({ key: byToken, weight: 2 }),
+  NO_LIMIT,
+);
 
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
-export const noRateLimitHeaders: Variant = {
-  id: "no-rate-limit-headers",
-  kind: "benign",
-  area: "rate-limit",
-  slow: true,
-  description: "no rate-limit headers at all (RateLimit, RateLimit-Policy, Retry-After), the 429 kept",
-  build: (env) => plain(env, dropHeader("ratelimit", "ratelimit-policy", "retry-after")),
-};
+export const noRateLimitHeaders = benign(
+  "no-rate-limit-headers",
+  "no rate-limit headers at all (RateLimit, RateLimit-Policy, Retry-After), the 429 kept",
+  dropHeader("ratelimit", "ratelimit-policy", "retry-after"),
+  { slow: true },
+);
 
-export const rateLimitPerAddress: Variant = {
-  id: "rate-limit-per-address",
-  kind: "benign",
-  area: "rate-limit",
-  description: "the rate limit counts per client address, in fixed windows, without rate-limit headers",
-  build: async (env) =>
-    wrap(
-      await env.reference({ rateLimit: 1_000_000_000 }),
-      perAddressLimiter(env.rateLimit, env.windowMs, env.clock),
-      dropHeader("ratelimit", "ratelimit-policy"),
-    ),
-};
+export const rateLimitPerAddress = benign(
+  "rate-limit-per-address",
+  "the rate limit counts per client address, in fixed windows, without rate-limit headers",
+  limitedBy({ key: byAddress, fixed: true }),
+  NO_LIMIT,
+);
+
+export const rateLimitPerOrganization = benign(
+  "rate-limit-per-organization",
+  "the rate limit counts each organization's tokens together (requests without a token per address), without rate-limit headers",
+  limitedBy({ key: byOrganization }),
+  NO_LIMIT,
+);

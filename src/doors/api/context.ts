@@ -36,8 +36,12 @@ const contexts = new WeakMap<object, ApiContext>();
 export const openContext =
   (stateOf: (req: Request) => ReferenceState): RequestHandler =>
   (req, res, next) => {
+    const state = stateOf(req);
+    // The answer's Date is the state's own time, the time its createdAt and expiries are on: a clock
+    // moved by the control surface (or a sandbox's) moves it too.
+    res.setHeader("Date", state.clock.now().toUTCString());
     contexts.set(res, {
-      state: stateOf(req),
+      state,
       presented: { ok: false, reason: "missing" },
       rateLimitKey: "",
       principal: undefined,

@@ -2,13 +2,13 @@ import { performance } from "node:perf_hooks";
 import type { z } from "zod";
 import { ApiError, ERROR_STATUS, errorCodeOf, type ErrorCode } from "../../model/errors.js";
 import type { Fault } from "../../store/faults.js";
+import { FixtureError } from "../../store/fixtures/failure.js";
 import {
   checkRecords,
-  FixtureError,
   knownOf,
   type CheckedRecords,
   type RecordSources,
-} from "../../store/fixtures/load.js";
+} from "../../store/fixtures/records.js";
 import { randomIds } from "../../store/ids.js";
 import type { JournalEntry, JournalFilter } from "../../store/journal.js";
 import { SandboxLimitError, type Sandbox, type Sandboxes } from "../../store/sandboxes.js";

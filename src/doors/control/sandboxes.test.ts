@@ -23,7 +23,7 @@ import {
   type TestSandbox,
 } from "../../test-support/sandboxes.js";
 import { openBrowser, TOKENS_PATH } from "../../test-support/pages.js";
-import { OPERATIONS } from "./control.js";
+import { OPERATIONS } from "./runs.js";
 
 // Sandboxes over HTTP: two of them and the default state, side by side, through every door and every
 // operation of the control surface; their bounds; their safety.

@@ -24,76 +24,62 @@ export interface ListSpec {
   /** The field lists are ordered and cut by (spec-gaps #7, #8). */
   key: "createdAt" | "date";
   schema: z.ZodType;
-  filter?: { param: "type" | "status"; values: readonly string[] };
-  /** The organization's first record of the list, as an addition with another id and order-key instant. */
-  copy(ref: TestReference, organizationId: string): (id: string, at: Date) => Addition;
+  filter?: { param: "type" | "status"; values: readonly string[] } | undefined;
 }
 
-function first<T>(items: T[], what: string): T {
-  const [item] = items;
-  if (item === undefined) throw new Error(`no ${what} to copy`);
-  return item;
-}
+const list = (
+  name: ListSpec["name"],
+  key: ListSpec["key"],
+  schema: z.ZodType,
+  filter?: ListSpec["filter"],
+): ListSpec => ({ name, path: `/api/v1/${name}`, key, schema, filter });
 
-export const CONTACTS: ListSpec = {
-  name: "contacts",
-  path: "/api/v1/contacts",
-  key: "createdAt",
-  schema: ContactJson,
-  filter: { param: "type", values: CONTACT_TYPES },
-  copy: (ref, org) => {
-    const t = first(ref.store.listContacts(org, { limit: 1 }), "contact");
-    return (id, at) => ({ type: "contact", data: { ...t, id, createdAt: at, updatedAt: at } });
-  },
-};
+export const CONTACTS = list("contacts", "createdAt", ContactJson, { param: "type", values: CONTACT_TYPES });
+export const PRODUCTS = list("products", "createdAt", ProductJson);
+const INVOICES = list("invoices", "date", InvoiceJson, { param: "status", values: INVOICE_STATUSES });
+const EXPENSES = list("expenses", "date", ExpenseJson, { param: "status", values: EXPENSE_STATUSES });
 
-export const PRODUCTS: ListSpec = {
-  name: "products",
-  path: "/api/v1/products",
-  key: "createdAt",
-  schema: ProductJson,
-  copy: (ref, org) => {
-    const t = first(ref.store.listProducts(org, { limit: 1 }), "product");
-    return (id, at) => ({ type: "product", data: { ...t, id, sku: id, createdAt: at, updatedAt: at } });
-  },
-};
+export const LISTS: ListSpec[] = [CONTACTS, PRODUCTS, INVOICES, EXPENSES];
 
-export const LISTS: ListSpec[] = [
-  CONTACTS,
-  PRODUCTS,
-  {
-    name: "invoices",
-    path: "/api/v1/invoices",
-    key: "date",
-    schema: InvoiceJson,
-    filter: { param: "status", values: INVOICE_STATUSES },
-    copy: (ref, org) => {
-      const t = first(ref.store.listInvoices(org, { limit: 1 }), "invoice");
-      return (id, at) => ({ type: "invoice", data: { ...t, id, date: at, dueDate: at, createdAt: at } });
-    },
-  },
-  {
-    name: "expenses",
-    path: "/api/v1/expenses",
-    key: "date",
-    schema: ExpenseJson,
-    filter: { param: "status", values: EXPENSE_STATUSES },
-    copy: (ref, org) => {
-      const t = first(ref.store.listExpenses(org, { limit: 1 }), "expense");
-      return (id, at) => ({ type: "expense", data: { ...t, id, date: at, createdAt: at } });
-    },
-  },
-];
-
-/** Adds records to an organization straight into the store, each with its id and order-key instant. */
+/**
+ * Adds records to an organization straight into the store, each a copy of the organization's first
+ * record of the list with its own id and order-key instant.
+ */
 export function addRecords(
   ref: TestReference,
   spec: ListSpec,
   organizationId: string,
   records: { id: string; at: Date }[],
 ): void {
-  const copy = spec.copy(ref, organizationId);
+  const copy = copier(ref, spec.name, organizationId);
   for (const { id, at } of records) ref.store.add(copy(id, at));
+}
+
+function copier(ref: TestReference, name: ListSpec["name"], org: string): (id: string, at: Date) => Addition {
+  const first = <T>(records: T[]): T => {
+    const [template] = records;
+    if (template === undefined) throw new Error(`no ${name} to copy in ${org}`);
+    return template;
+  };
+  const one = { limit: 1 };
+  switch (name) {
+    case "contacts": {
+      const t = first(ref.store.listContacts(org, one));
+      return (id, at) => ({ type: "contact", data: { ...t, id, createdAt: at, updatedAt: at } });
+    }
+    case "products": {
+      const t = first(ref.store.listProducts(org, one));
+      return (id, at) => ({ type: "product", data: { ...t, id, sku: id, createdAt: at, updatedAt: at } });
+    }
+    case "invoices": {
+      const t = first(ref.store.listInvoices(org, one));
+      return (id, at) => ({ type: "invoice", data: { ...t, id, date: at, dueDate: at, createdAt: at } });
+    }
+    case "expenses": {
+      const t = first(ref.store.listExpenses(org, one));
+      return (id, at) => ({ type: "expense", data: { ...t, id, date: at, createdAt: at } });
+    }
+  }
 }
 
 /** `n` records older than every fixture, a day apart, with ids that say so. */

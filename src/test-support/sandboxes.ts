@@ -1,12 +1,10 @@
 import request from "supertest";
 import { expect } from "vitest";
 import type { ReferenceState } from "../store/state.js";
-import { testReference, type TestReference, type TestReferenceOptions } from "./reference.js";
+import { CONTROL_AUTH } from "./control.js";
+import type { TestReference } from "./reference.js";
 
 /** Sandboxes for the tests: made over HTTP as a test runner makes them, read back in process. */
-
-export const CONTROL_KEY = "test-control-key-0123456789";
-export const CONTROL_AUTH = { Authorization: `Bearer ${CONTROL_KEY}` };
 
 export interface TestSandbox {
   id: string;
@@ -17,10 +15,6 @@ export interface TestSandbox {
   /** Its state, read in process (never through the API, so that reading it changes nothing). */
   state(): ReferenceState;
 }
-
-/** A reference with its control surface open (the key above), on the tests' manual clock. */
-export const referenceWithSandboxes = (options: TestReferenceOptions = {}): Promise<TestReference> =>
-  testReference({ controlKey: CONTROL_KEY, ...options });
 
 /** A sandbox made through `POST /__control/sandboxes`. */
 export async function createSandbox(ref: TestReference, body: object = {}): Promise<TestSandbox> {

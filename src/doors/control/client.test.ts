@@ -1,20 +1,20 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { testReference, type TestReference } from "../../test-support/reference.js";
+import type { TestReference, TestReferenceOptions } from "../../test-support/reference.js";
 import { ControlClient, ControlError } from "./client.js";
+import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
 
 // The typed client against a real listening server: what a Playwright fixture does.
 
-const KEY = "test-control-key-0123456789";
 const closers: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function serve(options: Parameters<typeof testReference>[0] = {}) {
-  const ref = await testReference({ controlKey: KEY, ...options });
+async function serve(options: TestReferenceOptions = {}) {
+  const ref = await controlledReference(options);
   const server = ref.app.listen(0, "127.0.0.1");
   await once(server, "listening");
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -25,7 +25,7 @@ async function serve(options: Parameters<typeof testReference>[0] = {}) {
         server.closeAllConnections();
       }),
   );
-  return { ref, baseUrl, control: new ControlClient({ baseUrl, key: KEY }) };
+  return { ref, baseUrl, control: new ControlClient({ baseUrl, key: CONTROL_KEY }) };
 }
 
 const contacts = (baseUrl: string, ref: TestReference) =>

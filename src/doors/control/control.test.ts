@@ -6,31 +6,14 @@ import {
   expectData,
   expectError,
   expectInvalid,
-  testReference,
   type TestReference,
 } from "../../test-support/reference.js";
+import { controlledReference, ctl } from "../../test-support/control.js";
 
 // The control surface, operation by operation, over HTTP (the door) and in process (`ref.control`).
 
-const KEY = "test-control-key-0123456789";
 const ORGS = ["org_lumiere", "org_boreal"] as const;
 const LABEL = { org_lumiere: "lumiere-full", org_boreal: "boreal-full" } as const;
-
-async function reference(options: Parameters<typeof testReference>[0] = {}) {
-  return testReference({ controlKey: KEY, ...options });
-}
-
-/** A control call with the key, as the developer's own tools send it. */
-function ctl(ref: TestReference) {
-  const auth = { Authorization: `Bearer ${KEY}` };
-  const app = request(ref.app);
-  return {
-    get: (path: string) => app.get(`/__control${path}`).set(auth),
-    post: (path: string, body?: object) => app.post(`/__control${path}`).set(auth).send(body),
-    put: (path: string, body?: object) => app.put(`/__control${path}`).set(auth).send(body),
-    delete: (path: string) => app.delete(`/__control${path}`).set(auth),
-  };
-}
 
 const api = (ref: TestReference, label: string, path = "/api/v1/contacts?limit=200") =>
   request(ref.app).get(path).set(ref.auth(label));
@@ -57,7 +40,7 @@ async function snapshot(ref: TestReference) {
 
 describe("GET /__control/: what the surface offers", () => {
   it("lists its operations and the clock, over HTTP as in process", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const res = await ctl(ref).get("/");
     expect(res.status).toBe(200);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(ref.control.describe())));
@@ -67,7 +50,7 @@ describe("GET /__control/: what the surface offers", () => {
   });
 
   it("answers an unknown operation with 404 in the envelope", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     expectError(await ctl(ref).get("/nothing"), 404, "not_found");
     expectError(await ctl(ref).post("/clock", {}), 404, "not_found");
   });
@@ -89,7 +72,7 @@ describe("POST /__control/reset", () => {
   }
 
   it("puts records, tokens and their usage, faults and the journal back to the fixtures", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const fresh = await snapshot(ref);
     const made = await dirty(ref);
     expect(await snapshot(ref)).not.toEqual(fresh);
@@ -110,7 +93,7 @@ describe("POST /__control/reset", () => {
   });
 
   it("puts the clock back as it started, and the latency", async () => {
-    const ref = await reference({ latency: { minMs: 0, maxMs: 1 } });
+    const ref = await controlledReference({ latency: { minMs: 0, maxMs: 1 } });
     ref.control.setClock({ advance: "P3D", frozen: true });
     ref.state.latency = { minMs: 5, maxMs: 9 };
     await ctl(ref).post("/reset");
@@ -119,14 +102,14 @@ describe("POST /__control/reset", () => {
   });
 
   it("of one organization leaves the clock, which every organization shares", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     ref.control.setClock({ advance: "P3D" });
     ref.control.reset({ organization: "org_lumiere" });
     expect(ref.control.clock().now).toBe("2026-11-23T12:00:00.000Z");
   });
 
   it("zeroes the usage of the fixture tokens, which keep their ids", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const id = ref.tokenId("lumiere-full");
     await api(ref, "lumiere-full");
     expect(ref.tokens.get(id)?.requestCount).toBe(1);
@@ -136,7 +119,7 @@ describe("POST /__control/reset", () => {
   });
 
   it("gives a rate-limited token its quota back", async () => {
-    const ref = await reference({ rateLimit: { limit: 2, windowMs: 60_000 } });
+    const ref = await controlledReference({ rateLimit: { limit: 2, windowMs: 60_000 } });
     await api(ref, "lumiere-full");
     await api(ref, "lumiere-full");
     expectError(await api(ref, "lumiere-full"), 429, "rate_limited");
@@ -145,7 +128,7 @@ describe("POST /__control/reset", () => {
   });
 
   it("with { organization } resets that organization only", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const fresh = await snapshot(ref);
     await dirty(ref);
     ref.control.addFault({ organization: "org_lumiere", status: 500 });
@@ -162,7 +145,7 @@ describe("POST /__control/reset", () => {
   });
 
   it("refuses an unknown organization or field with 400 and changes nothing", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await createContact(ref, "lumiere-full", "Kept");
     const before = await snapshot(ref);
     expectInvalid(await ctl(ref).post("/reset", { organization: "org_nowhere" }), "organization");
@@ -172,7 +155,7 @@ describe("POST /__control/reset", () => {
   });
 
   it("after any sequence of creates, gives the lists of a fresh start", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const fresh = await snapshot(ref);
     const create = fc.record({
       org: fc.constantFrom(...ORGS),
@@ -204,14 +187,14 @@ describe("POST /__control/reset", () => {
 
 describe("the clock: GET, PUT and DELETE /__control/clock", () => {
   it("is read over HTTP as in process", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const res = await ctl(ref).get("/clock");
     expect(res.body).toEqual({ now: "2026-11-20T12:00:00.000Z", frozen: false, offsetMs: 0 });
     expect(ref.control.clock()).toEqual(res.body);
   });
 
   it("set to an instant, it dates what is created then", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const res = await ctl(ref).put("/clock", { now: "2027-01-01T00:00:00Z", frozen: true });
     expect(res.body).toMatchObject({ now: "2027-01-01T00:00:00.000Z", frozen: true });
     const created = expectData(await createContact(ref, "lumiere-full", "New year"), 201) as {
@@ -221,7 +204,7 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
   });
 
   it("moved past a token's expiry, makes the token Expired and the API answer 401 (§3)", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const expiring = ref.tokens.get(ref.tokenId("lumiere-expiring"));
     if (expiring?.expiresAt === null || expiring === undefined)
       throw new Error("fixture lumiere-expiring has no expiry");
@@ -232,7 +215,7 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
   });
 
   it("advanced two days, expires lumiere-expires-tomorrow, which a reset makes Active again", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     expect(ref.manifest.tokens.find((t) => t.label === "lumiere-expires-tomorrow")?.expiresAt).toBe(
       "2026-11-21T12:00:00.000Z",
     );
@@ -245,7 +228,7 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
   });
 
   it("advanced a minute, gives a rate-limited token its quota back (§8)", async () => {
-    const ref = await reference({ rateLimit: { limit: 3, windowMs: 60_000 } });
+    const ref = await controlledReference({ rateLimit: { limit: 3, windowMs: 60_000 } });
     for (let i = 0; i < 3; i++) expectData(await api(ref, "lumiere-full"), 200);
     const limited = expectError(await api(ref, "lumiere-full"), 429, "rate_limited");
     expect(limited.message).toBeTruthy();
@@ -254,7 +237,7 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
   });
 
   it("frozen, stays put; thawed, runs on; DELETE takes it back to its start", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await ctl(ref).put("/clock", { frozen: true, advance: "P1D" });
     expect(ref.control.clock()).toMatchObject({ now: "2026-11-21T12:00:00.000Z", frozen: true });
     ref.control.setClock({ frozen: false });
@@ -274,7 +257,7 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
     [{ frozen: "yes" }, "frozen", "not a boolean"],
     [{ speed: 2 }, "speed", "an unknown field"],
   ])("refuses %j with 400 naming the field (%s, %s) and does not move", async (body, field, _why) => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const res = await ctl(ref).put("/clock", body);
     expectError(res, 400, "invalid_request");
     if (field !== "") expectInvalid(res, field);
@@ -284,7 +267,7 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
 
 describe("faults: POST, GET and DELETE /__control/faults", () => {
   it("answer exactly the next N matching requests with the error, and no other request", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const res = await ctl(ref).post("/faults", {
       method: "GET",
       path: "/api/v1/contacts",
@@ -305,7 +288,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
   });
 
   it("aim at one token label or one organization", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     ref.control.addFault({ token: "lumiere-contacts-read", code: "forbidden", times: 3 });
     ref.control.addFault({ organization: "org_boreal", status: 500 });
     expectData(await api(ref, "lumiere-full"), 200);
@@ -316,7 +299,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
   });
 
   it("answer a 429 with Retry-After, and a message of one's own", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     ref.control.addFault({ code: "rate_limited", retryAfter: 7, message: "Slow down, test" });
     const res = await api(ref, "lumiere-full");
     expect(expectError(res, 429, "rate_limited").message).toBe("Slow down, test");
@@ -324,7 +307,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
   });
 
   it("are listed while armed and cleared by DELETE", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     ref.control.addFault({ status: 500, times: 4 });
     ref.control.addFault({ delayMs: 10 });
     expect((await ctl(ref).get("/faults")).body).toHaveLength(2);
@@ -350,7 +333,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
     [{ delayMs: 5, message: "x" }, "message", "a message without an error"],
     [{ status: 500, when: "always" }, "when", "an unknown field"],
   ])("refuse %j with 400 naming the field (%s, %s), arming nothing", async (body, field, _why) => {
-    const ref = await reference();
+    const ref = await controlledReference();
     expectInvalid(await ctl(ref).post("/faults", body), field);
     expect(ref.control.faults()).toEqual([]);
     expectData(await api(ref, "lumiere-full"), 200);
@@ -359,7 +342,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
 
 describe("the journal: GET and DELETE /__control/journal", () => {
   it("holds the API requests newest first, with their outcome, token label and organization", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await api(ref, "lumiere-full", "/api/v1/contacts?limit=2");
     await request(ref.app).get("/api/v1/products");
     await api(ref, "boreal-full", "/api/v1/invoices");
@@ -376,7 +359,7 @@ describe("the journal: GET and DELETE /__control/journal", () => {
   });
 
   it("is filtered by path and status and cut by limit", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await api(ref, "lumiere-full");
     await request(ref.app).get("/api/v1/contacts");
     await api(ref, "lumiere-full", "/api/v1/products");
@@ -390,7 +373,7 @@ describe("the journal: GET and DELETE /__control/journal", () => {
   });
 
   it("never holds a token in clear nor an Authorization value", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const secret = ref.token("lumiere-full");
     await api(ref, "lumiere-full");
     // Twice, and twice in one query: the pattern that blanks them is built once and used again.
@@ -406,14 +389,14 @@ describe("the journal: GET and DELETE /__control/journal", () => {
   });
 
   it("names the fault that took a request", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const fault = ref.control.addFault({ status: 500 });
     await api(ref, "lumiere-full");
     expect(ref.control.journal()[0]).toMatchObject({ status: 500, fault: fault.id });
   });
 
   it("keeps the last 1 000 requests", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     for (let i = 0; i < 1005; i++)
       ref.state.journal.record({
         time: new Date(0),
@@ -435,7 +418,7 @@ describe("the journal: GET and DELETE /__control/journal", () => {
   });
 
   it("is emptied by DELETE", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await api(ref, "lumiere-full");
     expect((await ctl(ref).delete("/journal")).body).toEqual({ cleared: 1 });
     expect(ref.control.journal()).toEqual([]);
@@ -444,7 +427,7 @@ describe("the journal: GET and DELETE /__control/journal", () => {
 
 describe("the latency: GET, PUT and DELETE /__control/latency", () => {
   it("changes the delay before every API answer, and goes back to --latency", async () => {
-    const ref = await reference({ latency: { minMs: 1, maxMs: 2 } });
+    const ref = await controlledReference({ latency: { minMs: 1, maxMs: 2 } });
     expect((await ctl(ref).get("/latency")).body).toEqual({ latency: { minMs: 1, maxMs: 2 } });
     expect((await ctl(ref).put("/latency", { minMs: 120 })).body).toEqual({
       latency: { minMs: 120, maxMs: 120 },
@@ -466,7 +449,7 @@ describe("the latency: GET, PUT and DELETE /__control/latency", () => {
     [{ minMs: 1.5 }, "minMs"],
     [{ minMs: 1, jitter: 2 }, "jitter"],
   ])("refuses %j with 400 naming %s, changing nothing", async (body, field) => {
-    const ref = await reference();
+    const ref = await controlledReference();
     expectInvalid(await ctl(ref).put("/latency", body), field);
     expect(ref.state.latency).toBeNull();
   });

@@ -3,13 +3,8 @@ import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../../edge/server.js";
 import { close, exchange, listen, rawRequest } from "../../test-support/raw-http.js";
-import {
-  expectData,
-  expectError,
-  expectInvalid,
-  testReference,
-  type TestReference,
-} from "../../test-support/reference.js";
+import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
+import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
 
 // Faults beyond a count: held for a duration or until cleared, refused when they could never fire,
 // and the failures beyond the spec (a gateway's pages, an HTML page, a body cut short).
@@ -17,18 +12,14 @@ import {
 // Beyond-spec answers are tested with fetch and raw sockets, not supertest, whose responses the test
 // setup holds to openapi.json: these answers are, on purpose, ones the document does not describe.
 
-const KEY = "test-control-key-0123456789";
-const AUTH = { Authorization: `Bearer ${KEY}` };
-
-const reference = () => testReference({ controlKey: KEY });
 const addFault = (ref: TestReference, body: object) =>
-  request(ref.app).post("/__control/faults").set(AUTH).send(body);
+  request(ref.app).post("/__control/faults").set(CONTROL_AUTH).send(body);
 const contacts = (ref: TestReference) =>
   request(ref.app).get("/api/v1/contacts?limit=1").set(ref.auth("lumiere-full"));
 
 describe("how long a fault holds", () => {
   it("for a duration: every matching request until that much time has passed on the reference's clock", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const res = await addFault(ref, { path: "/api/v1/contacts", status: 500, duration: "PT30S" });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -47,19 +38,23 @@ describe("how long a fault holds", () => {
   });
 
   it("until cleared: every matching request, however many, until DELETE /__control/faults/{id}", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const fault = ref.control.addFault({ path: "/api/v1/contacts", status: 500, untilCleared: true });
     ref.clock.advance(365 * 86_400_000);
     for (let i = 0; i < 20; i++) expectError(await contacts(ref), 500, "internal_error");
     expect(ref.control.faults()).toMatchObject([{ id: fault.id, untilCleared: true, taken: 20 }]);
-    const cleared = await request(ref.app).delete(`/__control/faults/${fault.id}`).set(AUTH);
+    const cleared = await request(ref.app).delete(`/__control/faults/${fault.id}`).set(CONTROL_AUTH);
     expect(cleared.body).toEqual({ cleared: 1 });
     expectData(await contacts(ref), 200);
-    expectError(await request(ref.app).delete(`/__control/faults/${fault.id}`).set(AUTH), 404, "not_found");
+    expectError(
+      await request(ref.app).delete(`/__control/faults/${fault.id}`).set(CONTROL_AUTH),
+      404,
+      "not_found",
+    );
   });
 
   it("for a count by default: one request, then gone; `taken` says how many it took", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     ref.control.addFault({ status: 500 });
     expect(ref.control.faults()).toMatchObject([{ times: 1, remaining: 1, taken: 0 }]);
     expectError(await contacts(ref), 500, "internal_error");
@@ -73,7 +68,7 @@ describe("how long a fault holds", () => {
     [{ status: 500, duration: "P1M" }, "duration", "a month"],
     [{ status: 500, untilCleared: false }, "untilCleared", "untilCleared false"],
   ])("refuses %j with 400 naming the field (%s: %s)", async (body, field, _why) => {
-    const ref = await reference();
+    const ref = await controlledReference();
     expectInvalid(await addFault(ref, body), field);
     expect(ref.control.faults()).toEqual([]);
   });
@@ -93,14 +88,14 @@ describe("a fault aimed where no request can go is refused (400 naming the field
     [{ method: "OPTIONS", status: 500 }, "method", "a pre-flight, answered before faults"],
     [{ method: "HEAD", status: 500 }, "method", "HEAD"],
   ])("%j (%s: %s)", async (body, field, _why) => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const details = expectInvalid(await addFault(ref, body), field);
     if (field === "path") expect(details.path?.[0]).toContain("/api/v1/contacts, /api/v1/products");
     expect(ref.control.faults()).toEqual([]);
   });
 
   it("accepts each of §4's six endpoints, and a path alone for both its methods", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     for (const [method, path] of [
       ["GET", "/api/v1/contacts"],
       ["POST", "/api/v1/contacts"],
@@ -124,7 +119,7 @@ describe("failures beyond the spec, seen by a real client", () => {
   });
 
   async function serve() {
-    const ref = await reference();
+    const ref = await controlledReference();
     server = createServer(ref.app);
     const port = await listen(server);
     const get = () =>
@@ -192,7 +187,7 @@ describe("failures beyond the spec, seen by a real client", () => {
     [{ beyondSpec: "bad_gateway", drop: true }, "beyondSpec", "with a drop"],
     [{ beyondSpec: "bad_gateway", message: "x" }, "message", "with a message"],
   ])("refuses %j (%s: %s)", async (body, field, _why) => {
-    const ref = await reference();
+    const ref = await controlledReference();
     expectInvalid(await addFault(ref, body), field);
   });
 

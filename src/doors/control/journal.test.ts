@@ -1,24 +1,17 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { JOURNAL_BODY_BUDGET, JOURNAL_BODY_CAP, Journal } from "../../store/journal.js";
-import {
-  expectError,
-  expectInvalid,
-  testReference,
-  type TestReference,
-} from "../../test-support/reference.js";
+import { expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
+import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
 
 // The journal's bodies, its filters, and waiting for a request (WireMock's `verify`).
 
-const KEY = "test-control-key-0123456789";
-const AUTH = { Authorization: `Bearer ${KEY}` };
-const reference = () => testReference({ controlKey: KEY });
 const create = (ref: TestReference, body: object, label = "lumiere-full") =>
   request(ref.app).post("/api/v1/contacts").set(ref.auth(label)).send(body);
 
 describe("bodies", () => {
   it("records the request body the API read and the body it answered", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const created = await create(ref, { type: "CLIENT", name: "Journal Inc." });
     const [entry] = ref.control.journal();
     expect(entry?.requestBody).toEqual({
@@ -31,7 +24,7 @@ describe("bodies", () => {
   });
 
   it("records an error's body, and no request body where none was read", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await request(ref.app).post("/api/v1/contacts").send({ type: "CLIENT", name: "No token" });
     const [entry] = ref.control.journal();
     // Refused for its token before the body was read.
@@ -40,7 +33,7 @@ describe("bodies", () => {
   });
 
   it("records a body the API refused as it came, bytes that are not UTF-8 included", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await request(ref.app)
       .post("/api/v1/contacts")
       .set(ref.auth("lumiere-full"))
@@ -50,7 +43,7 @@ describe("bodies", () => {
   });
 
   it("keeps the first 4 KiB of a body, cut at a character's end, and says so", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const address = "é".repeat(400); // 800 bytes of two-byte characters
     await create(ref, { type: "CLIENT", name: "x", address, phone: "1" });
     await request(ref.app).get("/api/v1/contacts?limit=200").set(ref.auth("lumiere-full"));
@@ -63,7 +56,7 @@ describe("bodies", () => {
   });
 
   it("blanks anything shaped like a token in a body", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const secret = ref.token("boreal-full");
     await create(ref, { type: "CLIENT", name: `pasted ${secret} by mistake` });
     const text = JSON.stringify(ref.control.journal());
@@ -106,38 +99,38 @@ describe("bodies", () => {
 
 describe("filters", () => {
   it("by method, and by `after` a seq already seen", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await create(ref, { type: "CLIENT", name: "One" });
     await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full"));
     const [, first] = ref.control.journal();
     await create(ref, { type: "CLIENT", name: "Two" });
     const get = async (q: string) =>
-      (await request(ref.app).get(`/__control/journal?${q}`).set(AUTH)).body as {
+      (await request(ref.app).get(`/__control/journal?${q}`).set(CONTROL_AUTH)).body as {
         seq: number;
         method: string;
       }[];
     expect((await get("method=POST")).map((e) => e.method)).toEqual(["POST", "POST"]);
     expect((await get(`method=POST&after=${first?.seq ?? 0}`)).map((e) => e.seq)).toEqual([3]);
-    expectInvalid(await request(ref.app).get("/__control/journal?method=post").set(AUTH), "method");
-    expectInvalid(await request(ref.app).get("/__control/journal?after=-1").set(AUTH), "after");
+    expectInvalid(await request(ref.app).get("/__control/journal?method=post").set(CONTROL_AUTH), "method");
+    expectInvalid(await request(ref.app).get("/__control/journal?after=-1").set(CONTROL_AUTH), "after");
   });
 });
 
 describe("waiting for a request: GET /__control/journal/wait", () => {
   it("answers at once with the oldest matching request already in the journal", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await create(ref, { type: "CLIENT", name: "First" });
     await create(ref, { type: "CLIENT", name: "Second" });
     const res = await request(ref.app)
       .get("/__control/journal/wait?method=POST&path=/api/v1/contacts")
-      .set(AUTH);
+      .set(CONTROL_AUTH);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ seq: 1, method: "POST", status: 201 });
     expect((res.body as { requestBody: { text: string } }).requestBody.text).toContain("First");
   });
 
   it("waits for the request to be answered, then answers with it", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     const waiting = ref.control.waitForRequest({
       method: "POST",
       path: "/api/v1/contacts",
@@ -154,7 +147,7 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
   });
 
   it("with `after`, waits for a new request even when an older one matches", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await create(ref, { type: "CLIENT", name: "Old" });
     const seen = ref.control.journal()[0]?.seq ?? 0;
     const waiting = ref.control.waitForRequest({ method: "POST", after: seen, timeoutMs: 10_000 });
@@ -163,12 +156,12 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
   });
 
   it("answers 404 naming what it waited for and the last requests, after the timeout", async () => {
-    const ref = await reference();
+    const ref = await controlledReference();
     await request(ref.app).get("/api/v1/products").set(ref.auth("lumiere-full"));
     const started = performance.now();
     const res = await request(ref.app)
       .get("/__control/journal/wait?method=POST&path=/api/v1/contacts&timeoutMs=50")
-      .set(AUTH);
+      .set(CONTROL_AUTH);
     // A lower bound only: the wait is real time.
     expect(performance.now() - started).toBeGreaterThanOrEqual(45);
     const error = expectError(res, 404, "not_found");
@@ -182,7 +175,7 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
     ["status=abc", "status"],
     ["limit=3", "limit"],
   ])("refuses ?%s with 400 naming %s", async (query, field) => {
-    const ref = await reference();
-    expectInvalid(await request(ref.app).get(`/__control/journal/wait?${query}`).set(AUTH), field);
+    const ref = await controlledReference();
+    expectInvalid(await request(ref.app).get(`/__control/journal/wait?${query}`).set(CONTROL_AUTH), field);
   });
 });

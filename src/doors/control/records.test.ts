@@ -4,12 +4,8 @@ import { join } from "node:path";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import {
-  CONTROL_AUTH,
-  createSandbox,
-  referenceWithSandboxes,
-  snapshotOf,
-} from "../../test-support/sandboxes.js";
+import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 
 // POST /__control/records: seeding in bulk, in the fixtures' format, checked by the fixtures' rules,
 // all or nothing; on the default state and on a sandbox.
@@ -50,7 +46,7 @@ const list = async (ref: TestReference, path: string, auth: { Authorization: str
 
 describe("POST /__control/records", () => {
   it("adds contacts, products, accounts, invoices and expenses at once, referring to each other", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const res = await post(ref, {
       contacts: [contact("org_lumiere", { id: "con_seeded1", name: "Seeded client" })],
       products: [
@@ -108,7 +104,7 @@ describe("POST /__control/records", () => {
   });
 
   it("adds a thousand contacts in one call, past the API's 100 a minute", async () => {
-    const ref = await referenceWithSandboxes({ rateLimit: { limit: 100, windowMs: 60_000 } });
+    const ref = await controlledReference({ rateLimit: { limit: 100, windowMs: 60_000 } });
     const contacts = Array.from({ length: 1000 }, (_, i) =>
       contact("org_boreal", {
         name: `Bulk ${i}`,
@@ -123,7 +119,7 @@ describe("POST /__control/records", () => {
   });
 
   it("refers to the state's own records: a fixture contact for an invoice", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const client = ref.store.listContacts("org_lumiere", { limit: 200, type: "CLIENT" })[0];
     expect((await post(ref, { invoices: [invoice("org_lumiere", client?.id ?? "")] })).status).toBe(201);
   });
@@ -215,7 +211,7 @@ describe("POST /__control/records", () => {
   ])(
     "refuses %s with 400 naming the record's field, and adds nothing of the call",
     async (_why, body, field, says) => {
-      const ref = await referenceWithSandboxes();
+      const ref = await controlledReference();
       const before = snapshotOf(ref.state).records;
       // A valid record first: all or nothing.
       const payload = body(ref) as Record<string, unknown[]>;
@@ -252,18 +248,18 @@ describe("POST /__control/records", () => {
     ],
     [{ organizations: [] }, "organizations"],
   ])("refuses %j with 400 naming %s", async (body, field) => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     expectInvalid(await post(ref, body), field);
   });
 
   it("refuses more than 10 000 records a call", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const contacts = Array.from({ length: 10_001 }, () => contact("org_lumiere"));
     expectInvalid(await post(ref, { contacts }), "contacts");
   });
 
   it("on a sandbox, takes the sandbox's organization ids and adds to it alone", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const a = await createSandbox(ref);
     const before = snapshotOf(ref.state).records;
     expectError(
@@ -289,10 +285,10 @@ describe("POST /__control/records", () => {
   it("keeps what it added with --data, as a creation through the API", async () => {
     const dir = await mkdtemp(join(tmpdir(), "acct-records-"));
     try {
-      const ref = await referenceWithSandboxes({ dataDir: dir });
+      const ref = await controlledReference({ dataDir: dir });
       expect((await post(ref, { contacts: [contact("org_lumiere", { id: "con_kept1" })] })).status).toBe(201);
       await ref.close();
-      const again = await referenceWithSandboxes({ dataDir: dir });
+      const again = await controlledReference({ dataDir: dir });
       expect(again.store.contact("org_lumiere", "con_kept1")?.name).toBe("Seeded contact");
       await again.close();
     } finally {

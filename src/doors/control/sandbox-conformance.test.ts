@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runConformance, TokenManifestSchema } from "../../../conformance/index.js";
 import { createServer } from "../../edge/server.js";
 import { close, listen } from "../../test-support/raw-http.js";
-import { createSandbox, referenceWithSandboxes, snapshotOf } from "../../test-support/sandboxes.js";
+import { controlledReference } from "../../test-support/control.js";
+import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 
 // A sandbox's manifest is a token manifest the conformance kit reads (`--tokens`): the whole kit runs
 // against the sandbox, and passes, while the default state and another sandbox keep everything they
@@ -18,7 +19,7 @@ afterEach(async () => {
 describe("the conformance kit against a sandbox", () => {
   it("passes every check, strict and with the reference's profile, touching nothing else", async () => {
     // The kit's own rate-limit window against the embedded reference: one second (DECISIONS.md).
-    const ref = await referenceWithSandboxes({ rateLimit: { limit: 100, windowMs: 1000 } });
+    const ref = await controlledReference({ rateLimit: { limit: 100, windowMs: 1000 } });
     server = createServer(ref.app);
     const baseUrl = `http://127.0.0.1:${await listen(server)}`;
     const target = await createSandbox(ref);

@@ -2,13 +2,8 @@ import fc from "fast-check";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { checkProperty, type TestReference } from "../../test-support/reference.js";
-import {
-  CONTROL_AUTH,
-  createSandbox,
-  referenceWithSandboxes,
-  snapshotOf,
-  type TestSandbox,
-} from "../../test-support/sandboxes.js";
+import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { createSandbox, snapshotOf, type TestSandbox } from "../../test-support/sandboxes.js";
 
 // A model-based property (fast-check commands, fixed seed printed on failure, FC_SEED to explore):
 // random operations through the API and the control surface, each aimed at one of N sandboxes or the
@@ -239,7 +234,7 @@ describe("sandboxes never see each other", () => {
   it("random operations in N sandboxes and the default state change nothing another holds", async () => {
     await checkProperty(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), async (cmds) => {
-        const ref = await referenceWithSandboxes();
+        const ref = await controlledReference();
         const main: TestSandbox = {
           id: "",
           tokens: {},

@@ -2,7 +2,8 @@ import type { Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../../edge/server.js";
 import { close, listen } from "../../test-support/raw-http.js";
-import { CONTROL_KEY, referenceWithSandboxes, snapshotOf } from "../../test-support/sandboxes.js";
+import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
+import { snapshotOf } from "../../test-support/sandboxes.js";
 import { ControlClient, ControlError, type SandboxClient } from "./client.js";
 
 // 20 sandboxes driven at once from 20 separate clients against one listening reference, as 20 test
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 describe("20 sandboxes in parallel", () => {
   it("each client sees its own records, clock, faults and journal, and nothing of the others'", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     server = createServer(ref.app);
     const baseUrl = `http://127.0.0.1:${await listen(server)}`;
     const defaultBefore = snapshotOf(ref.state);

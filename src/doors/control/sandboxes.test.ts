@@ -15,13 +15,8 @@ import {
   TEST_NOW,
   type TestReference,
 } from "../../test-support/reference.js";
-import {
-  CONTROL_AUTH,
-  createSandbox,
-  referenceWithSandboxes,
-  snapshotOf,
-  type TestSandbox,
-} from "../../test-support/sandboxes.js";
+import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { createSandbox, snapshotOf, type TestSandbox } from "../../test-support/sandboxes.js";
 import { openBrowser, TOKENS_PATH } from "../../test-support/pages.js";
 import { OPERATIONS } from "./runs.js";
 
@@ -38,8 +33,8 @@ const ctl = (ref: TestReference) => ({
 });
 
 /** The default state and two sandboxes, each reached the way a client reaches it. */
-async function world(options: Parameters<typeof referenceWithSandboxes>[0] = {}) {
-  const ref = await referenceWithSandboxes(options);
+async function world(options: Parameters<typeof controlledReference>[0] = {}) {
+  const ref = await controlledReference(options);
   const a = await createSandbox(ref);
   const b = await createSandbox(ref);
   const main: TestSandbox = {
@@ -413,7 +408,7 @@ describe("safety", () => {
 
 describe("POST, GET and DELETE /__control/sandboxes", () => {
   it("answers 201 with the id and the token manifest, and lists without tokens", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const res = await ctl(ref).post("/sandboxes", { now: "2030-01-01T00:00:00Z" });
     expect(res.status).toBe(201);
     const body = res.body as {
@@ -436,7 +431,7 @@ describe("POST, GET and DELETE /__control/sandboxes", () => {
   });
 
   it("refuses an unknown field or a bad instant with 400, making nothing", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     expectInvalid(await ctl(ref).post("/sandboxes", { now: "tomorrow" }), "now");
     expectInvalid(await ctl(ref).post("/sandboxes", { fixtures: "mine" }), "fixtures");
     expect(ref.sandboxes.size).toBe(0);
@@ -456,7 +451,7 @@ describe("POST, GET and DELETE /__control/sandboxes", () => {
 
   it("past the maximum, answers 429 rate_limited saying why, with Retry-After", async () => {
     const clock = new ManualClock(TEST_NOW);
-    const ref = await referenceWithSandboxes({ clock, maxSandboxes: 2, sandboxIdleMs: 600_000 });
+    const ref = await controlledReference({ clock, maxSandboxes: 2, sandboxIdleMs: 600_000 });
     await createSandbox(ref);
     clock.advance(60_000);
     await createSandbox(ref);
@@ -469,7 +464,7 @@ describe("POST, GET and DELETE /__control/sandboxes", () => {
 
   it("ends a sandbox left idle, on the reference's base clock", async () => {
     const clock = new ManualClock(TEST_NOW);
-    const ref = await referenceWithSandboxes({ clock, sandboxIdleMs: 60_000 });
+    const ref = await controlledReference({ clock, sandboxIdleMs: 60_000 });
     const a = await createSandbox(ref);
     clock.advance(59_000);
     expectData(await request(ref.app).get("/api/v1/contacts").set(a.auth("lumiere-full")), 200);
@@ -489,7 +484,7 @@ describe("memory", () => {
   it("frees a deleted sandbox's state, once the API and the control surface have used it", async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
-    const ref = await referenceWithSandboxes({ rateLimit: { limit: 10, windowMs: 60_000 } });
+    const ref = await controlledReference({ rateLimit: { limit: 10, windowMs: 60_000 } });
     const a = await createSandbox(ref);
     // Everything that keeps something per state: a limiter, the domain, a journal pattern, a fault.
     expectData(await request(ref.app).get("/api/v1/contacts").set(a.auth("lumiere-full")), 200);
@@ -520,7 +515,7 @@ describe("--data keeps no sandbox", () => {
   it("writes nothing of a sandbox, and a restart has none", async () => {
     const dir = await mkdtemp(join(tmpdir(), "acct-sandbox-data-"));
     dirs.push(dir);
-    const ref = await referenceWithSandboxes({ dataDir: dir });
+    const ref = await controlledReference({ dataDir: dir });
     const stats = ref.dataStats();
     const a = await createSandbox(ref);
     const created = expectData(
@@ -537,7 +532,7 @@ describe("--data keeps no sandbox", () => {
     const files = await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), "utf8")));
     expect(files.join("")).not.toContain(created.id);
     expect(files.join("")).not.toContain(a.id);
-    const again = await referenceWithSandboxes({ dataDir: dir });
+    const again = await controlledReference({ dataDir: dir });
     try {
       expect(again.sandboxes.size).toBe(0);
       expectError(

@@ -19,3 +19,11 @@ export function ctl(ref: TestReference) {
     delete: (path: string) => app.delete(`/__control${path}`).set(CONTROL_AUTH),
   };
 }
+
+/** A GET of the API with a fixture token: what the control surface's effects are read through. */
+export const api = (ref: TestReference, label: string, path = "/api/v1/contacts?limit=200") =>
+  request(ref.app).get(path).set(ref.auth(label));
+
+/** A contact created through the API with a fixture token. */
+export const createContact = (ref: TestReference, label: string, name: string) =>
+  request(ref.app).post("/api/v1/contacts").set(ref.auth(label)).send({ type: "CLIENT", name });

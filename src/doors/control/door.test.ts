@@ -1,7 +1,7 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectError, testReference } from "../../test-support/reference.js";
-import { CONTROL_AUTH, CONTROL_KEY, controlledReference } from "../../test-support/control.js";
+import { CONTROL_AUTH, CONTROL_KEY, controlledReference, ctl } from "../../test-support/control.js";
 
 // The control surface is reachable on a developer's machine, so by every web page they visit: it
 // wants its own key, sends no CORS headers and refuses what a browser sends from another site.
@@ -176,4 +176,22 @@ describe("doors", () => {
       expect(followed.status).toBe(200);
     },
   );
+});
+
+describe("GET /__control/: what the surface offers", () => {
+  it("lists its operations and the clock, over HTTP as in process", async () => {
+    const ref = await controlledReference();
+    const res = await ctl(ref).get("/");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(ref.control.describe())));
+    const body = res.body as { operations: { method: string; path: string }[]; clock: { now: string } };
+    expect(body.operations.map((o) => `${o.method} ${o.path}`)).toContain("POST /__control/reset");
+    expect(body.clock.now).toBe(ref.clock.now().toISOString());
+  });
+
+  it("answers an unknown operation with 404 in the envelope", async () => {
+    const ref = await controlledReference();
+    expectError(await ctl(ref).get("/nothing"), 404, "not_found");
+    expectError(await ctl(ref).post("/clock", {}), 404, "not_found");
+  });
 });

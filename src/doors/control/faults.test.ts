@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createServer } from "../../edge/server.js";
 import { close, exchange, listen, rawRequest } from "../../test-support/raw-http.js";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { CONTROL_AUTH, api, controlledReference, createContact, ctl } from "../../test-support/control.js";
 
 // Faults beyond a count: held for a duration or until cleared, refused when they could never fire,
 // and the failures beyond the spec (a gateway's pages, an HTML page, a body cut short).
@@ -196,5 +196,80 @@ describe("failures beyond the spec, seen by a real client", () => {
     expect(ref.control.faults()).toEqual([]);
     const res = await get();
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  });
+});
+
+describe("faults: POST, GET and DELETE /__control/faults", () => {
+  it("answer exactly the next N matching requests with the error, and no other request", async () => {
+    const ref = await controlledReference();
+    const res = await ctl(ref).post("/faults", {
+      method: "GET",
+      path: "/api/v1/contacts",
+      times: 2,
+      status: 500,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ times: 2, remaining: 2, code: "internal_error", status: 500 });
+    expectData(await api(ref, "lumiere-full", "/api/v1/products"), 200);
+    expectData(await createContact(ref, "lumiere-full", "POST is not matched"), 201);
+    for (let i = 0; i < 2; i++) {
+      const failed = await api(ref, "lumiere-full");
+      expectError(failed, 500, "internal_error");
+      expect(failed.headers["access-control-allow-origin"]).toBe("*");
+    }
+    expectData(await api(ref, "lumiere-full"), 200);
+    expect((await ctl(ref).get("/faults")).body).toEqual([]);
+  });
+
+  it("aim at one token label or one organization", async () => {
+    const ref = await controlledReference();
+    ref.control.addFault({ token: "lumiere-contacts-read", code: "forbidden", times: 3 });
+    ref.control.addFault({ organization: "org_boreal", status: 500 });
+    expectData(await api(ref, "lumiere-full"), 200);
+    expectError(await api(ref, "lumiere-contacts-read"), 403, "forbidden");
+    expectError(await api(ref, "boreal-full"), 500, "internal_error");
+    expectData(await api(ref, "boreal-full"), 200);
+    expect(ref.control.faults().map((f) => [f.token, f.remaining])).toEqual([["lumiere-contacts-read", 2]]);
+  });
+
+  it("answer a 429 with Retry-After, and a message of one's own", async () => {
+    const ref = await controlledReference();
+    ref.control.addFault({ code: "rate_limited", retryAfter: 7, message: "Slow down, test" });
+    const res = await api(ref, "lumiere-full");
+    expect(expectError(res, 429, "rate_limited").message).toBe("Slow down, test");
+    expect(res.headers["retry-after"]).toBe("7");
+  });
+
+  it("are listed while armed and cleared by DELETE", async () => {
+    const ref = await controlledReference();
+    ref.control.addFault({ status: 500, times: 4 });
+    ref.control.addFault({ delayMs: 10 });
+    expect((await ctl(ref).get("/faults")).body).toHaveLength(2);
+    expect((await ctl(ref).delete("/faults")).body).toEqual({ cleared: 2 });
+    expectData(await api(ref, "lumiere-full"), 200);
+  });
+
+  it.each([
+    [{}, "status", "no effect given"],
+    [{ status: 418 }, "status", "a status outside §7"],
+    [{ status: 200 }, "status", "a success"],
+    [{ code: "teapot" }, "code", "a code outside §7"],
+    [{ status: 500, code: "not_found" }, "code", "a status and a code that disagree"],
+    [{ status: 500, drop: true }, "drop", "an error and a drop"],
+    [{ path: "/__control/reset", status: 500 }, "path", "a path outside the API"],
+    [{ path: "/api/v1/contacts?limit=1", status: 500 }, "path", "a query string"],
+    [{ method: "get", status: 500 }, "method", "a lower-case method"],
+    [{ times: 0, status: 500 }, "times", "zero times"],
+    [{ times: 1.5, status: 500 }, "times", "a fraction"],
+    [{ delayMs: -1 }, "delayMs", "a negative delay"],
+    [{ delayMs: 600_000 }, "delayMs", "a delay over a minute"],
+    [{ status: 500, retryAfter: 3 }, "retryAfter", "Retry-After on a 500"],
+    [{ delayMs: 5, message: "x" }, "message", "a message without an error"],
+    [{ status: 500, when: "always" }, "when", "an unknown field"],
+  ])("refuse %j with 400 naming the field (%s, %s), arming nothing", async (body, field, _why) => {
+    const ref = await controlledReference();
+    expectInvalid(await ctl(ref).post("/faults", body), field);
+    expect(ref.control.faults()).toEqual([]);
+    expectData(await api(ref, "lumiere-full"), 200);
   });
 });

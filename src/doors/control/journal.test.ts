@@ -2,7 +2,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { JOURNAL_BODY_BUDGET, JOURNAL_BODY_CAP, Journal } from "../../store/journal.js";
 import { expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { CONTROL_AUTH, api, controlledReference, ctl } from "../../test-support/control.js";
 
 // The journal's bodies, its filters, and waiting for a request (WireMock's `verify`).
 
@@ -177,5 +177,90 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
   ])("refuses ?%s with 400 naming %s", async (query, field) => {
     const ref = await controlledReference();
     expectInvalid(await request(ref.app).get(`/__control/journal/wait?${query}`).set(CONTROL_AUTH), field);
+  });
+});
+
+describe("the journal: GET and DELETE /__control/journal", () => {
+  it("holds the API requests newest first, with their outcome, token label and organization", async () => {
+    const ref = await controlledReference();
+    await api(ref, "lumiere-full", "/api/v1/contacts?limit=2");
+    await request(ref.app).get("/api/v1/products");
+    await api(ref, "boreal-full", "/api/v1/invoices");
+    const res = await ctl(ref).get("/journal");
+    const entries = res.body as Array<Record<string, unknown>>;
+    expect(entries.map((e) => [e.method, e.path, e.status, e.token, e.organization])).toEqual([
+      ["GET", "/api/v1/invoices", 200, "boreal-full", "org_boreal"],
+      ["GET", "/api/v1/products", 401, null, null],
+      ["GET", "/api/v1/contacts", 200, "lumiere-full", "org_lumiere"],
+    ]);
+    expect(entries[2]).toMatchObject({ query: "limit=2", time: "2026-11-20T12:00:00.000Z", fault: null });
+    expect(typeof entries[0]?.durationMs).toBe("number");
+    expect(ref.control.journal()).toEqual(entries);
+  });
+
+  it("is filtered by path and status and cut by limit", async () => {
+    const ref = await controlledReference();
+    await api(ref, "lumiere-full");
+    await request(ref.app).get("/api/v1/contacts");
+    await api(ref, "lumiere-full", "/api/v1/products");
+    const get = async (q: string) =>
+      (await ctl(ref).get(`/journal?${q}`)).body as Array<{ path: string; status: number }>;
+    expect((await get("path=/api/v1/contacts")).map((e) => e.status)).toEqual([401, 200]);
+    expect((await get("status=200")).map((e) => e.path)).toEqual(["/api/v1/products", "/api/v1/contacts"]);
+    expect(await get("limit=1")).toHaveLength(1);
+    expectInvalid(await ctl(ref).get("/journal?status=abc"), "status");
+    expectInvalid(await ctl(ref).get("/journal?limit=1001"), "limit");
+  });
+
+  it("never holds a token in clear nor an Authorization value", async () => {
+    const ref = await controlledReference();
+    const secret = ref.token("lumiere-full");
+    await api(ref, "lumiere-full");
+    // Twice, and twice in one query: the pattern that blanks them is built once and used again.
+    await request(ref.app).get(`/api/v1/contacts?access_token=${secret}`);
+    await request(ref.app).get(`/api/v1/contacts?a=${secret}&b=${secret}`);
+    await request(ref.app).get("/api/v1/contacts").set("Authorization", `Bearer ${secret}x`);
+    const text = JSON.stringify((await ctl(ref).get("/journal")).body);
+    expect(text).not.toContain(secret.slice(5));
+    // An answer may say "Authorization: Bearer <token>" in its message; never with a token.
+    expect(text).not.toMatch(/Bearer acct_/);
+    expect(text).toContain("access_token=acct_[redacted]");
+    expect(text).toContain("a=acct_[redacted]&b=acct_[redacted]");
+  });
+
+  it("names the fault that took a request", async () => {
+    const ref = await controlledReference();
+    const fault = ref.control.addFault({ status: 500 });
+    await api(ref, "lumiere-full");
+    expect(ref.control.journal()[0]).toMatchObject({ status: 500, fault: fault.id });
+  });
+
+  it("keeps the last 1 000 requests", async () => {
+    const ref = await controlledReference();
+    for (let i = 0; i < 1005; i++)
+      ref.state.journal.record({
+        time: new Date(0),
+        method: "GET",
+        path: `/p${i}`,
+        query: "",
+        status: 200,
+        token: null,
+        organization: null,
+        durationMs: 0,
+        fault: null,
+        requestBody: null,
+        responseBody: null,
+      });
+    const entries = ref.control.journal();
+    expect(entries).toHaveLength(1000);
+    expect(entries[0]?.path).toBe("/p1004");
+    expect(entries.at(-1)?.path).toBe("/p5");
+  });
+
+  it("is emptied by DELETE", async () => {
+    const ref = await controlledReference();
+    await api(ref, "lumiere-full");
+    expect((await ctl(ref).delete("/journal")).body).toEqual({ cleared: 1 });
+    expect(ref.control.journal()).toEqual([]);
   });
 });

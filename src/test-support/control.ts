@@ -9,14 +9,18 @@ export const CONTROL_AUTH = { Authorization: `Bearer ${CONTROL_KEY}` };
 export const controlledReference = (options: TestReferenceOptions = {}): Promise<TestReference> =>
   testReference({ controlKey: CONTROL_KEY, ...options });
 
-/** Control calls with the key, as the developer's own tools send them. */
-export function ctl(ref: TestReference) {
+/**
+ * Control calls with the key, as the developer's own tools send them: on the default state, or on the
+ * sandbox `sandbox` (its surface under /__control/sandboxes/{id}).
+ */
+export function ctl(ref: TestReference, sandbox = "") {
   const app = request(ref.app);
+  const base = sandbox === "" ? "/__control" : `/__control/sandboxes/${sandbox}`;
   return {
-    get: (path: string) => app.get(`/__control${path}`).set(CONTROL_AUTH),
-    post: (path: string, body?: object) => app.post(`/__control${path}`).set(CONTROL_AUTH).send(body),
-    put: (path: string, body?: object) => app.put(`/__control${path}`).set(CONTROL_AUTH).send(body),
-    delete: (path: string) => app.delete(`/__control${path}`).set(CONTROL_AUTH),
+    get: (path: string) => app.get(`${base}${path}`).set(CONTROL_AUTH),
+    post: (path: string, body?: object) => app.post(`${base}${path}`).set(CONTROL_AUTH).send(body),
+    put: (path: string, body?: object) => app.put(`${base}${path}`).set(CONTROL_AUTH).send(body),
+    delete: (path: string) => app.delete(`${base}${path}`).set(CONTROL_AUTH),
   };
 }
 

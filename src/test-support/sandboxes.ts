@@ -1,8 +1,8 @@
 import request from "supertest";
 import { expect } from "vitest";
 import type { ReferenceState } from "../store/state.js";
-import { CONTROL_AUTH } from "./control.js";
-import type { TestReference } from "./reference.js";
+import { CONTROL_AUTH, controlledReference } from "./control.js";
+import type { TestReference, TestReferenceOptions } from "./reference.js";
 
 /** Sandboxes for the tests: made over HTTP as a test runner makes them, read back in process. */
 
@@ -14,6 +14,17 @@ export interface TestSandbox {
   auth(label: string): { Authorization: string };
   /** Its state, read in process (never through the API, so that reading it changes nothing). */
   state(): ReferenceState;
+}
+
+/** The default state, reached as a sandbox is: its fixture tokens, its organizations under their own ids. */
+export function defaultState(ref: TestReference): TestSandbox {
+  return {
+    id: "",
+    tokens: Object.fromEntries(ref.manifest.tokens.map((t) => [t.label, t.token])),
+    organizations: { org_lumiere: "org_lumiere", org_boreal: "org_boreal", org_petitpas: "org_petitpas" },
+    auth: (label) => ref.auth(label),
+    state: () => ref.state,
+  };
 }
 
 /** A sandbox made through `POST /__control/sandboxes`. */
@@ -37,6 +48,17 @@ export async function createSandbox(ref: TestReference, body: object = {}): Prom
       return found.state;
     },
   };
+}
+
+/** The default state and two sandboxes, each reached the way a client reaches it. */
+export async function threeStates(options: TestReferenceOptions = {}) {
+  const ref = await controlledReference(options);
+  const a = await createSandbox(ref);
+  const b = await createSandbox(ref);
+  const main = defaultState(ref);
+  /** The control surface of one of them, under /__control: "" or /sandboxes/{id}. */
+  const under = (s: TestSandbox) => (s.id === "" ? "" : `/sandboxes/${s.id}`);
+  return { ref, a, b, main, all: [main, a, b], under };
 }
 
 /**

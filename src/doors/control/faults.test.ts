@@ -1,8 +1,7 @@
-import type { Server } from "node:http";
 import request from "supertest";
-import { afterEach, describe, expect, it } from "vitest";
-import { createServer } from "../../edge/server.js";
-import { close, exchange, listen, rawRequest } from "../../test-support/raw-http.js";
+import { describe, expect, it } from "vitest";
+import { exchange, rawRequest } from "../../test-support/raw-http.js";
+import { servePerTest } from "../../test-support/serve.js";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
 import { CONTROL_AUTH, api, controlledReference, createContact, ctl } from "../../test-support/control.js";
 
@@ -112,16 +111,11 @@ describe("a fault aimed where no request can go is refused (400 naming the field
 });
 
 describe("failures beyond the spec, seen by a real client", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    if (server !== undefined) await close(server);
-    server = undefined;
-  });
+  const listenOn = servePerTest();
 
   async function serve() {
     const ref = await controlledReference();
-    server = createServer(ref.app);
-    const port = await listen(server);
+    const port = await listenOn(ref.app);
     const get = () =>
       fetch(`http://127.0.0.1:${port}/api/v1/contacts?limit=2`, { headers: ref.auth("lumiere-full") });
     return { ref, port, get };

@@ -3,6 +3,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import {
+  RawNumber,
   expectData,
   expectInvalid,
   jsonText,
@@ -65,6 +66,16 @@ export function creationHarness<Created, Listed>(options: {
     },
   };
 }
+
+let counter = 0;
+/** A number no earlier call gave, as text: what keeps a sku new. */
+export const uniqueNumber = (): string => String((counter += 1));
+
+/** A sku no earlier call gave. */
+export const freshSku = (): string => `SKU-${uniqueNumber()}`;
+
+/** The smallest product body §4 accepts, with a new sku. */
+export const minimalProduct = () => ({ sku: freshSku(), name: "Affiche A2", unitPrice: new RawNumber("25") });
 
 export const EMOJI = "😀"; // one code point, two UTF-16 units, four UTF-8 bytes
 

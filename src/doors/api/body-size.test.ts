@@ -1,12 +1,11 @@
-import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../entry/reference.js";
 import { CONTACTS, VALID, bodyHarness, json } from "../../test-support/bodies.js";
 import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";
 import { expectData } from "../../test-support/reference.js";
-import { servePerTest } from "../../test-support/serve.js";
+import { listenPerTest, servePerTest } from "../../test-support/serve.js";
 
 // How large a body may be (spec-gaps #15), how one too large is refused without being read, and a
 // body read before the app.
@@ -15,12 +14,7 @@ const h = bodyHarness();
 const { post, expectRefused } = h;
 
 describe("size cap (spec-gaps #15)", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    const s = server;
-    server = undefined;
-    if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
-  });
+  const listenOn = listenPerTest();
 
   /** A valid body padded with JSON whitespace to exactly `size` bytes. */
   const padded = (size: number) => VALID + " ".repeat(size - Buffer.byteLength(VALID));
@@ -38,19 +32,16 @@ describe("size cap (spec-gaps #15)", () => {
   });
 
   it("refuses a body far over the cap and still answers the next request", async () => {
-    server = h.ref.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server?.once("listening", () => resolve()));
+    const base = `http://127.0.0.1:${await listenOn(h.ref.app)}`;
     const huge = `{"type":"CLIENT","name":"${"x".repeat(5 * DEFAULT_BODY_LIMIT_BYTES)}"}`;
-    const refused = await request(server).post(CONTACTS).set(h.ref.auth("lumiere-full")).set(json).send(huge);
+    const refused = await request(base).post(CONTACTS).set(h.ref.auth("lumiere-full")).set(json).send(huge);
     await expectRefused(refused);
-    const next = await request(server).post(CONTACTS).set(h.ref.auth("lumiere-full")).set(json).send(VALID);
+    const next = await request(base).post(CONTACTS).set(h.ref.auth("lumiere-full")).set(json).send(VALID);
     expectData(next, 201);
   });
 
   it("refuses a chunked body without Content-Length once it passes the cap", async () => {
-    server = h.ref.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server?.once("listening", () => resolve()));
-    const { port } = server.address() as AddressInfo;
+    const port = await listenOn(h.ref.app);
     const answer = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
       const req = httpRequest(
         {

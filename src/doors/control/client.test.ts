@@ -1,30 +1,16 @@
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TestReference, TestReferenceOptions } from "../../test-support/reference.js";
 import { ControlClient, ControlError } from "./client.js";
 import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
+import { listenPerTest } from "../../test-support/serve.js";
 
 // The typed client against a real listening server: what a Playwright fixture does.
 
-const closers: Array<() => Promise<void>> = [];
-
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+const listenOn = listenPerTest();
 
 async function serve(options: TestReferenceOptions = {}) {
   const ref = await controlledReference(options);
-  const server = ref.app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
+  const baseUrl = `http://127.0.0.1:${await listenOn(ref.app)}`;
   return { ref, baseUrl, control: new ControlClient({ baseUrl, key: CONTROL_KEY }) };
 }
 

@@ -14,7 +14,8 @@ import {
   type TestReference,
   type TestReferenceOptions,
 } from "../../test-support/reference.js";
-import { DataDir, fixturesDigest, type StateSource } from "./data-dir.js";
+import { DataDir, type StateSource } from "./data-dir.js";
+import { fixturesDigest } from "./files.js";
 import type { Change } from "./format.js";
 
 let root: string;

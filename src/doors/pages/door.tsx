@@ -27,13 +27,13 @@ import {
   CREATED_PATH,
   CreatedTokenPage,
   NEW_TOKEN_PATH,
-  NewTokenPage,
   ORGANIZATION_PATH,
   RevokePage,
   TOKENS_PATH,
   TokenListPage,
   revokePath,
 } from "./token-pages.js";
+import { NewTokenPage } from "./new-token-page.js";
 
 export interface PagesDoorOptions extends LocalOnlyOptions {
   log: (line: string) => void;

@@ -199,6 +199,16 @@ function TokenFacts({ token, organization }: { token: TokenView; organization: O
   );
 }
 
+function BackToTokens() {
+  return (
+    <p>
+      <a class="button" href={TOKENS_PATH}>
+        Back to API tokens
+      </a>
+    </p>
+  );
+}
+
 export function CreatedTokenPage(props: {
   context: PageContext;
   organization: Organization;
@@ -226,11 +236,7 @@ export function CreatedTokenPage(props: {
         <p id="copy-status" class="copy-status" role="status" />
       </section>
       <TokenFacts token={token} organization={organization} />
-      <p>
-        <a class="button" href={TOKENS_PATH}>
-          Back to API tokens
-        </a>
-      </p>
+      <BackToTokens />
     </Layout>
   );
 }
@@ -260,11 +266,7 @@ export function RevokePage(props: { context: PageContext; organization: Organiza
           <a href={TOKENS_PATH}>Cancel</a>
         </form>
       ) : (
-        <p>
-          <a class="button" href={TOKENS_PATH}>
-            Back to API tokens
-          </a>
-        </p>
+        <BackToTokens />
       )}
     </Layout>
   );

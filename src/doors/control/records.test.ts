@@ -5,6 +5,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
 import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { seedContact } from "../../test-support/records.js";
 import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 
 // POST /__control/records: seeding in bulk, in the fixtures' format, checked by the fixtures' rules,
@@ -12,18 +13,6 @@ import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 
 const post = (ref: TestReference, body: object, under = "") =>
   request(ref.app).post(`/__control${under}/records`).set(CONTROL_AUTH).send(body);
-
-const contact = (organizationId: string, fields: object = {}) => ({
-  organizationId,
-  type: "BOTH",
-  name: "Seeded contact",
-  email: null,
-  phone: null,
-  address: null,
-  taxNumberTPS: null,
-  taxNumberTVQ: null,
-  ...fields,
-});
 
 const invoice = (organizationId: string, contactId: string, fields: object = {}) => ({
   organizationId,
@@ -48,7 +37,7 @@ describe("POST /__control/records", () => {
   it("adds contacts, products, accounts, invoices and expenses at once, referring to each other", async () => {
     const ref = await controlledReference();
     const res = await post(ref, {
-      contacts: [contact("org_lumiere", { id: "con_seeded1", name: "Seeded client" })],
+      contacts: [seedContact("org_lumiere", { id: "con_seeded1", name: "Seeded client" })],
       products: [
         {
           organizationId: "org_lumiere",
@@ -106,7 +95,7 @@ describe("POST /__control/records", () => {
   it("adds a thousand contacts in one call, past the API's 100 a minute", async () => {
     const ref = await controlledReference({ rateLimit: { limit: 100, windowMs: 60_000 } });
     const contacts = Array.from({ length: 1000 }, (_, i) =>
-      contact("org_boreal", {
+      seedContact("org_boreal", {
         name: `Bulk ${i}`,
         createdAt: new Date(Date.UTC(2026, 10, 19, 0, 0, i)).toISOString(),
       }),
@@ -172,7 +161,7 @@ describe("POST /__control/records", () => {
     ],
     [
       "an unknown organization",
-      () => ({ contacts: [contact("org_nowhere")] }),
+      () => ({ contacts: [seedContact("org_nowhere")] }),
       "contacts.0.organizationId",
       "not in the state's organizations",
     ],
@@ -202,7 +191,7 @@ describe("POST /__control/records", () => {
       "an id the state already has",
       (ref: TestReference) => ({
         contacts: [
-          contact("org_lumiere", { id: ref.store.listContacts("org_lumiere", { limit: 1 })[0]?.id }),
+          seedContact("org_lumiere", { id: ref.store.listContacts("org_lumiere", { limit: 1 })[0]?.id }),
         ],
       }),
       "contacts.0.id",
@@ -217,7 +206,7 @@ describe("POST /__control/records", () => {
       const payload = body(ref) as Record<string, unknown[]>;
       const withValid = {
         ...payload,
-        contacts: [contact("org_lumiere", { name: "Valid one" }), ...(payload.contacts ?? [])],
+        contacts: [seedContact("org_lumiere", { name: "Valid one" }), ...(payload.contacts ?? [])],
       };
       const res = await post(ref, withValid);
       const details = expectInvalid(res, field.replace(/^contacts\.0/, "contacts.1"));
@@ -229,7 +218,7 @@ describe("POST /__control/records", () => {
   it.each([
     [{}, "contacts"],
     [{ contacts: [{ organizationId: "org_lumiere", type: "CLIENT", name: "x" }] }, "contacts.0.email"],
-    [{ contacts: [contact("org_lumiere", { emial: "a@b.c" })] }, "contacts.0.emial"],
+    [{ contacts: [seedContact("org_lumiere", { emial: "a@b.c" })] }, "contacts.0.emial"],
     [
       {
         products: [
@@ -254,7 +243,7 @@ describe("POST /__control/records", () => {
 
   it("refuses more than 10 000 records a call", async () => {
     const ref = await controlledReference();
-    const contacts = Array.from({ length: 10_001 }, () => contact("org_lumiere"));
+    const contacts = Array.from({ length: 10_001 }, () => seedContact("org_lumiere"));
     expectInvalid(await post(ref, { contacts }), "contacts");
   });
 
@@ -263,13 +252,13 @@ describe("POST /__control/records", () => {
     const a = await createSandbox(ref);
     const before = snapshotOf(ref.state).records;
     expectError(
-      await post(ref, { contacts: [contact("org_lumiere")] }, `/sandboxes/${a.id}`),
+      await post(ref, { contacts: [seedContact("org_lumiere")] }, `/sandboxes/${a.id}`),
       400,
       "invalid_request",
     );
     const res = await post(
       ref,
-      { contacts: [contact(a.organizations.org_lumiere ?? "", { name: "In A" })] },
+      { contacts: [seedContact(a.organizations.org_lumiere ?? "", { name: "In A" })] },
       `/sandboxes/${a.id}`,
     );
     expect(res.status).toBe(201);
@@ -286,7 +275,9 @@ describe("POST /__control/records", () => {
     const dir = await mkdtemp(join(tmpdir(), "acct-records-"));
     try {
       const ref = await controlledReference({ dataDir: dir });
-      expect((await post(ref, { contacts: [contact("org_lumiere", { id: "con_kept1" })] })).status).toBe(201);
+      expect((await post(ref, { contacts: [seedContact("org_lumiere", { id: "con_kept1" })] })).status).toBe(
+        201,
+      );
       await ref.close();
       const again = await controlledReference({ dataDir: dir });
       expect(again.store.contact("org_lumiere", "con_kept1")?.name).toBe("Seeded contact");

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { checkProperty, type TestReference } from "../../test-support/reference.js";
 import { controlledReference, ctl } from "../../test-support/control.js";
 import { createSandbox, defaultState, snapshotOf, type TestSandbox } from "../../test-support/sandboxes.js";
+import { seedContact } from "../../test-support/records.js";
 
 // A model-based property (fast-check commands, fixed seed printed on failure, FC_SEED to explore):
 // random operations through the API and the control surface, each aimed at one of N sandboxes or the
@@ -154,16 +155,9 @@ const seedContacts = (i: number, n: number) =>
     i,
     (ref, w) =>
       ctl(ref, w.id).post("/records", {
-        contacts: Array.from({ length: n }, () => ({
-          organizationId: w.organizations.org_boreal,
-          type: "SUPPLIER",
-          name: "seeded",
-          email: null,
-          phone: null,
-          address: null,
-          taxNumberTPS: null,
-          taxNumberTVQ: null,
-        })),
+        contacts: Array.from({ length: n }, () =>
+          seedContact(w.organizations.org_boreal ?? "", { type: "SUPPLIER", name: "seeded" }),
+        ),
       }),
     () => 201,
     (world) => {

@@ -5,6 +5,7 @@ import { ctl } from "../../test-support/control.js";
 import { snapshotOf, threeStates, type TestSandbox } from "../../test-support/sandboxes.js";
 import { openBrowser, TOKENS_PATH } from "../../test-support/pages.js";
 import { OPERATIONS } from "./runs.js";
+import { seedContact } from "../../test-support/records.js";
 
 // Each operation of the control surface, on the default state or on a sandbox, acts on that state
 // alone; the other doors (the pages, the control surface itself) never open onto a sandbox.
@@ -73,18 +74,7 @@ describe("each control operation acts on its state alone", () => {
     addRecords: {
       run: (ref, p, s) =>
         ctl(ref).post(`${p}/records`, {
-          contacts: [
-            {
-              organizationId: s.organizations.org_lumiere,
-              type: "CLIENT",
-              name: "Seeded",
-              email: null,
-              phone: null,
-              address: null,
-              taxNumberTPS: null,
-              taxNumberTVQ: null,
-            },
-          ],
+          contacts: [seedContact(s.organizations.org_lumiere ?? "", { type: "CLIENT", name: "Seeded" })],
         }),
       changes: true,
     },

@@ -3,6 +3,7 @@ import { CONTROL_KEY, controlledReference } from "../../test-support/control.js"
 import { snapshotOf } from "../../test-support/sandboxes.js";
 import { ControlClient, ControlError, type SandboxClient } from "./client.js";
 import { servePerTest } from "../../test-support/serve.js";
+import { seedContact } from "../../test-support/records.js";
 
 // 20 sandboxes driven at once from 20 separate clients against one listening reference, as 20 test
 // workers would, every step awaited so that their requests interleave: no client sees what another
@@ -54,18 +55,7 @@ describe("20 sandboxes in parallel", () => {
       expect(late).toBe(new Date(Date.parse(start) + (worker + 1) * 3_600_000).toISOString());
       // Seeded in bulk, and waited for.
       await sandbox.addRecords({
-        contacts: [
-          {
-            organizationId: sandbox.organizations.org_lumiere ?? "",
-            type: "BOTH",
-            name: `worker ${worker} seeded`,
-            email: null,
-            phone: null,
-            address: null,
-            taxNumberTPS: null,
-            taxNumberTVQ: null,
-          },
-        ],
+        contacts: [seedContact(sandbox.organizations.org_lumiere ?? "", { name: `worker ${worker} seeded` })],
       });
       const waited = sandbox.waitForRequest({ method: "GET", path: "/api/v1/invoices", timeoutMs: 10_000 });
       await api("/api/v1/invoices?status=PAID");

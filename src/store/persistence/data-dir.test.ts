@@ -17,6 +17,7 @@ import {
 import { DataDir, type StateSource } from "./data-dir.js";
 import { fixturesDigest } from "./files.js";
 import type { Change } from "./format.js";
+import { storedContact } from "../../test-support/records.js";
 
 let root: string;
 let dir: string;
@@ -229,19 +230,7 @@ describe("--data: a restart serves the same state", () => {
     for (let n = 0; n < count; n += 1) {
       ref.store.add({
         type: "contact",
-        data: {
-          id: `con_bulk${n}`,
-          organizationId: "org_boreal",
-          type: "CLIENT",
-          name: `Bulk ${n}`,
-          email: null,
-          phone: null,
-          address: null,
-          taxNumberTPS: null,
-          taxNumberTVQ: null,
-          createdAt: at,
-          updatedAt: at,
-        },
+        data: storedContact({ id: `con_bulk${n}`, organizationId: "org_boreal", name: `Bulk ${n}`, at }),
       });
     }
     await ref.state.durable();

@@ -1,6 +1,11 @@
-import { HOST, CONTACTS, PRODUCTS, req, bearer, postJson, chunk, type Probe } from "./probe.js";
+import { post, HOST, CONTACTS, PRODUCTS, req, bearer, postJson, chunk, type Probe } from "./probe.js";
 
 // JSON bodies: malformed, deep, huge, oddly encoded or typed, and what must still be read.
+
+const TYPED = '{"type":"CLIENT","name":"Typed"}';
+/** A small contact sent with these Content-Type lines. */
+const typed = (...types: string[]) =>
+  post([...types.map((t) => `Content-Type: ${t}`), `Content-Length: ${TYPED.length}`], TYPED);
 
 export const json: Probe[] = [
   {
@@ -106,46 +111,19 @@ export const json: Probe[] = [
   ].map(
     (type): Probe => ({
       name: `Content-Type ${JSON.stringify(type)}`,
-      send: (ctx) => {
-        const body = '{"type":"CLIENT","name":"Typed"}';
-        return req(
-          `POST ${CONTACTS} HTTP/1.1`,
-          [HOST, bearer(ctx), `Content-Type: ${type}`, `Content-Length: ${body.length}`],
-          body,
-        );
-      },
+      send: typed(type),
       status: 400,
     }),
   ),
   {
     name: "two Content-Type headers",
-    send: (ctx) => {
-      const body = '{"type":"CLIENT","name":"Typed"}';
-      return req(
-        `POST ${CONTACTS} HTTP/1.1`,
-        [
-          HOST,
-          bearer(ctx),
-          "Content-Type: application/json",
-          "Content-Type: text/plain",
-          `Content-Length: ${body.length}`,
-        ],
-        body,
-      );
-    },
+    send: typed("application/json", "text/plain"),
     status: 400,
   },
   // RFC 9110 §8.3.1 allows empty parameters.
   {
     name: "Content-Type with empty parameters",
-    send: (ctx) => {
-      const body = '{"type":"CLIENT","name":"Typed"}';
-      return req(
-        `POST ${CONTACTS} HTTP/1.1`,
-        [HOST, bearer(ctx), "Content-Type: application/json;;", `Content-Length: ${body.length}`],
-        body,
-      );
-    },
+    send: typed("application/json;;"),
     status: 201,
   },
   {

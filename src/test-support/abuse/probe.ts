@@ -53,6 +53,12 @@ export const postJson =
     ]);
     return [head, bytes];
   };
+/** A POST to the contacts with the full token, then these header lines and this body, as written. */
+export const post = (headers: readonly string[], body: string) => (ctx: ProbeContext) =>
+  req(`POST ${CONTACTS} HTTP/1.1`, [HOST, bearer(ctx), ...headers], body);
+/** A GET of the contacts with a fixture token. */
+export const getAs = (label: string) =>
+  get(CONTACTS, (ctx) => [`Authorization: Bearer ${ctx.tokenOf(label)}`]);
 export const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 
 /** A reproducible byte source (mulberry32), so that the garbage probes are the same in every run. */

@@ -1,4 +1,4 @@
-import { HOST, CONTACTS, req, bearer, chunk, type Probe } from "./probe.js";
+import { post, HOST, CONTACTS, chunk, type Probe } from "./probe.js";
 
 // Requests that stop halfway: run with short timeouts (the suite's server).
 
@@ -12,22 +12,12 @@ export const slow: Probe[] = [
   { name: "a blank line, then nothing", send: () => "\r\n", status: 400 },
   {
     name: "a body shorter than its Content-Length",
-    send: (ctx) =>
-      req(
-        `POST ${CONTACTS} HTTP/1.1`,
-        [HOST, bearer(ctx), "Content-Type: application/json", "Content-Length: 100"],
-        '{"type":',
-      ),
+    send: post(["Content-Type: application/json", "Content-Length: 100"], '{"type":'),
     status: 400,
   },
   {
     name: "a chunked body that stops",
-    send: (ctx) =>
-      req(
-        `POST ${CONTACTS} HTTP/1.1`,
-        [HOST, bearer(ctx), "Content-Type: application/json", "Transfer-Encoding: chunked"],
-        chunk('{"type":'),
-      ),
+    send: post(["Content-Type: application/json", "Transfer-Encoding: chunked"], chunk('{"type":')),
     status: 400,
   },
 ];

@@ -1,4 +1,4 @@
-import { HOST, CONTACTS, req, bearer, get, type Probe } from "./probe.js";
+import { getAs, HOST, CONTACTS, req, bearer, get, type Probe } from "./probe.js";
 
 // Tokens: Authorization headers in every wrong shape, and pre-flights.
 
@@ -50,22 +50,22 @@ export const token: Probe[] = [
   },
   {
     name: "a revoked token",
-    send: get(CONTACTS, (ctx) => [`Authorization: Bearer ${ctx.tokenOf("lumiere-revoked")}`]),
+    send: getAs("lumiere-revoked"),
     status: 401,
   },
   {
     name: "an expired token",
-    send: get(CONTACTS, (ctx) => [`Authorization: Bearer ${ctx.tokenOf("lumiere-expired")}`]),
+    send: getAs("lumiere-expired"),
     status: 401,
   },
   {
     name: "a plan without API access",
-    send: get(CONTACTS, (ctx) => [`Authorization: Bearer ${ctx.tokenOf("petitpas-full")}`]),
+    send: getAs("petitpas-full"),
     status: 403,
   },
   {
     name: "a token without the scope",
-    send: get(CONTACTS, (ctx) => [`Authorization: Bearer ${ctx.tokenOf("lumiere-no-scope")}`]),
+    send: getAs("lumiere-no-scope"),
     status: 403,
   },
   {

@@ -30,6 +30,10 @@ const invoice = (organizationId: string, contactId: string, fields: object = {})
   ...fields,
 });
 
+/** The id of an organization's newest client. */
+const firstClient = (ref: TestReference, organizationId: string): string =>
+  ref.store.listContacts(organizationId, { limit: 1, type: "CLIENT" })[0]?.id ?? "";
+
 const list = async (ref: TestReference, path: string, auth: { Authorization: string }) =>
   expectData(await request(ref.app).get(`${path}?limit=200`).set(auth), 200) as Record<string, unknown>[];
 
@@ -135,13 +139,7 @@ describe("POST /__control/records", () => {
     [
       "a wrong tps",
       (ref: TestReference) => ({
-        invoices: [
-          invoice(
-            "org_lumiere",
-            ref.store.listContacts("org_lumiere", { limit: 1, type: "CLIENT" })[0]?.id ?? "",
-            { tps: "49.0000" },
-          ),
-        ],
+        invoices: [invoice("org_lumiere", firstClient(ref, "org_lumiere"), { tps: "49.0000" })],
       }),
       "invoices.0.tps",
       "expected 50.0000 (5 % of taxable 1000.0000), found 49.0000",
@@ -149,12 +147,7 @@ describe("POST /__control/records", () => {
     [
       "a contact of another organization",
       (ref: TestReference) => ({
-        invoices: [
-          invoice(
-            "org_lumiere",
-            ref.store.listContacts("org_boreal", { limit: 1, type: "CLIENT" })[0]?.id ?? "",
-          ),
-        ],
+        invoices: [invoice("org_lumiere", firstClient(ref, "org_boreal"))],
       }),
       "invoices.0.contactId",
       'belongs to organization "org_boreal"',
@@ -175,13 +168,9 @@ describe("POST /__control/records", () => {
       "a date that is not midnight",
       (ref: TestReference) => ({
         invoices: [
-          invoice(
-            "org_lumiere",
-            ref.store.listContacts("org_lumiere", { limit: 1, type: "CLIENT" })[0]?.id ?? "",
-            {
-              date: "2026-11-01T10:00:00.000Z",
-            },
-          ),
+          invoice("org_lumiere", firstClient(ref, "org_lumiere"), {
+            date: "2026-11-01T10:00:00.000Z",
+          }),
         ],
       }),
       "invoices.0.date",

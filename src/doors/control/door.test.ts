@@ -41,7 +41,7 @@ describe("the control surface's key", () => {
   it("can be turned off: its paths are then the API's, where the key is no token", async () => {
     const ref = await testReference({ controlKey: null });
     expect(ref.controlKey).toBeNull();
-    expectError(await request(ref.app).get("/__control/").set(CONTROL_AUTH), 401, "unauthorized");
+    expectError(await ctl(ref).get("/"), 401, "unauthorized");
     expectError(await request(ref.app).get("/__control/").set(ref.auth("lumiere-full")), 404, "not_found");
     expect(ref.control.clock().now).toBe("2026-11-20T12:00:00.000Z"); // in process, still there
   });
@@ -72,38 +72,31 @@ describe("cross-site and DNS-rebinding refusals", () => {
     ["a .localhost name", "app.localhost"],
   ])("accepts Host %s", async (_what, host) => {
     const ref = await controlledReference();
-    const res = await request(ref.app).get("/__control/clock").set(CONTROL_AUTH).set("Host", host);
+    const res = await ctl(ref).get("/clock").set("Host", host);
     expect(res.status).toBe(200);
   });
 
   it("accepts a host name the server was told it has", async () => {
     const ref = await controlledReference({ allowedHosts: ["devbox.internal"] });
-    expect(
-      (await request(ref.app).get("/__control/clock").set(CONTROL_AUTH).set("Host", "devbox.internal:4010"))
-        .status,
-    ).toBe(200);
+    expect((await ctl(ref).get("/clock").set("Host", "devbox.internal:4010")).status).toBe(200);
   });
 
   it("accepts its own origin and a request typed in by the developer (Sec-Fetch-Site: none)", async () => {
     const ref = await controlledReference();
-    const same = await request(ref.app)
-      .get("/__control/clock")
-      .set(CONTROL_AUTH)
+    const same = await ctl(ref)
+      .get("/clock")
       .set("Host", "127.0.0.1:4010")
       .set("Origin", "http://127.0.0.1:4010")
       .set("Sec-Fetch-Site", "same-origin");
     expect(same.status).toBe(200);
-    const typed = await request(ref.app)
-      .get("/__control/clock")
-      .set(CONTROL_AUTH)
-      .set("Sec-Fetch-Site", "none");
+    const typed = await ctl(ref).get("/clock").set("Sec-Fetch-Site", "none");
     expect(typed.status).toBe(200);
   });
 
   it("sends no CORS headers, on answers, refusals and pre-flights alike", async () => {
     const ref = await controlledReference();
     const answers = [
-      await request(ref.app).get("/__control/").set(CONTROL_AUTH).set("Origin", "http://127.0.0.1"),
+      await ctl(ref).get("/").set("Origin", "http://127.0.0.1"),
       await request(ref.app).get("/__control/").set("Origin", "http://127.0.0.1"),
       await request(ref.app)
         .options("/__control/reset")

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { exchange, rawRequest } from "../../test-support/raw-http.js";
 import { servePerTest } from "../../test-support/serve.js";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import { CONTROL_AUTH, api, controlledReference, createContact, ctl } from "../../test-support/control.js";
+import { api, controlledReference, createContact, ctl } from "../../test-support/control.js";
 
 // Faults beyond a count: held for a duration or until cleared, refused when they could never fire,
 // and the failures beyond the spec (a gateway's pages, an HTML page, a body cut short).
@@ -11,8 +11,7 @@ import { CONTROL_AUTH, api, controlledReference, createContact, ctl } from "../.
 // Beyond-spec answers are tested with fetch and raw sockets, not supertest, whose responses the test
 // setup holds to openapi.json: these answers are, on purpose, ones the document does not describe.
 
-const addFault = (ref: TestReference, body: object) =>
-  request(ref.app).post("/__control/faults").set(CONTROL_AUTH).send(body);
+const addFault = (ref: TestReference, body: object) => ctl(ref).post("/faults", body);
 const contacts = (ref: TestReference) =>
   request(ref.app).get("/api/v1/contacts?limit=1").set(ref.auth("lumiere-full"));
 
@@ -42,14 +41,10 @@ describe("how long a fault holds", () => {
     ref.clock.advance(365 * 86_400_000);
     for (let i = 0; i < 20; i++) expectError(await contacts(ref), 500, "internal_error");
     expect(ref.control.faults()).toMatchObject([{ id: fault.id, untilCleared: true, taken: 20 }]);
-    const cleared = await request(ref.app).delete(`/__control/faults/${fault.id}`).set(CONTROL_AUTH);
+    const cleared = await ctl(ref).delete(`/faults/${fault.id}`);
     expect(cleared.body).toEqual({ cleared: 1 });
     expectData(await contacts(ref), 200);
-    expectError(
-      await request(ref.app).delete(`/__control/faults/${fault.id}`).set(CONTROL_AUTH),
-      404,
-      "not_found",
-    );
+    expectError(await ctl(ref).delete(`/faults/${fault.id}`), 404, "not_found");
   });
 
   it("for a count by default: one request, then gone; `taken` says how many it took", async () => {

@@ -2,7 +2,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { JOURNAL_BODY_BUDGET, JOURNAL_BODY_CAP, Journal } from "../../store/journal.js";
 import { expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import { CONTROL_AUTH, api, controlledReference, ctl } from "../../test-support/control.js";
+import { api, controlledReference, ctl } from "../../test-support/control.js";
 
 // The journal's bodies, its filters, and waiting for a request (WireMock's `verify`).
 
@@ -105,14 +105,14 @@ describe("filters", () => {
     const [, first] = ref.control.journal();
     await create(ref, { type: "CLIENT", name: "Two" });
     const get = async (q: string) =>
-      (await request(ref.app).get(`/__control/journal?${q}`).set(CONTROL_AUTH)).body as {
+      (await ctl(ref).get(`/journal?${q}`)).body as {
         seq: number;
         method: string;
       }[];
     expect((await get("method=POST")).map((e) => e.method)).toEqual(["POST", "POST"]);
     expect((await get(`method=POST&after=${first?.seq ?? 0}`)).map((e) => e.seq)).toEqual([3]);
-    expectInvalid(await request(ref.app).get("/__control/journal?method=post").set(CONTROL_AUTH), "method");
-    expectInvalid(await request(ref.app).get("/__control/journal?after=-1").set(CONTROL_AUTH), "after");
+    expectInvalid(await ctl(ref).get("/journal?method=post"), "method");
+    expectInvalid(await ctl(ref).get("/journal?after=-1"), "after");
   });
 });
 
@@ -121,9 +121,7 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
     const ref = await controlledReference();
     await create(ref, { type: "CLIENT", name: "First" });
     await create(ref, { type: "CLIENT", name: "Second" });
-    const res = await request(ref.app)
-      .get("/__control/journal/wait?method=POST&path=/api/v1/contacts")
-      .set(CONTROL_AUTH);
+    const res = await ctl(ref).get("/journal/wait?method=POST&path=/api/v1/contacts");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ seq: 1, method: "POST", status: 201 });
     expect((res.body as { requestBody: { text: string } }).requestBody.text).toContain("First");
@@ -159,9 +157,7 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
     const ref = await controlledReference();
     await request(ref.app).get("/api/v1/products").set(ref.auth("lumiere-full"));
     const started = performance.now();
-    const res = await request(ref.app)
-      .get("/__control/journal/wait?method=POST&path=/api/v1/contacts&timeoutMs=50")
-      .set(CONTROL_AUTH);
+    const res = await ctl(ref).get("/journal/wait?method=POST&path=/api/v1/contacts&timeoutMs=50");
     // A lower bound only: the wait is real time.
     expect(performance.now() - started).toBeGreaterThanOrEqual(45);
     const error = expectError(res, 404, "not_found");
@@ -176,7 +172,7 @@ describe("waiting for a request: GET /__control/journal/wait", () => {
     ["limit=3", "limit"],
   ])("refuses ?%s with 400 naming %s", async (query, field) => {
     const ref = await controlledReference();
-    expectInvalid(await request(ref.app).get(`/__control/journal/wait?${query}`).set(CONTROL_AUTH), field);
+    expectInvalid(await ctl(ref).get(`/journal/wait?${query}`), field);
   });
 });
 

@@ -4,15 +4,14 @@ import { join } from "node:path";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import { CONTROL_AUTH, controlledReference } from "../../test-support/control.js";
+import { controlledReference, ctl } from "../../test-support/control.js";
 import { seedContact } from "../../test-support/records.js";
 import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 
 // POST /__control/records: seeding in bulk, in the fixtures' format, checked by the fixtures' rules,
 // all or nothing; on the default state and on a sandbox.
 
-const post = (ref: TestReference, body: object, under = "") =>
-  request(ref.app).post(`/__control${under}/records`).set(CONTROL_AUTH).send(body);
+const post = (ref: TestReference, body: object, under = "") => ctl(ref).post(`${under}/records`, body);
 
 const invoice = (organizationId: string, contactId: string, fields: object = {}) => ({
   organizationId,
@@ -254,7 +253,7 @@ describe("POST /__control/records", () => {
     expect((await list(ref, "/api/v1/contacts", a.auth("lumiere-full")))[0]).toMatchObject({ name: "In A" });
     expect(snapshotOf(ref.state).records).toBe(before);
     // A reset of the sandbox drops them, as any record made since its creation.
-    await request(ref.app).post(`/__control/sandboxes/${a.id}/reset`).set(CONTROL_AUTH).send({});
+    await ctl(ref).post(`/sandboxes/${a.id}/reset`, {});
     expect((await list(ref, "/api/v1/contacts", a.auth("lumiere-full"))).map((c) => c.name)).not.toContain(
       "In A",
     );

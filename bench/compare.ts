@@ -257,21 +257,11 @@ async function run(work: string): Promise<void> {
   writeFileSync(dbFile, JSON.stringify({ contacts: all.data }, null, 2));
 
   const portLine = (line: string) => (/^\d+$/.test(line) ? line : undefined);
-  const express = await start(
-    process.execPath,
-    ["--import", "tsx", "bench/bare-target.ts", "express", bodiesFile],
-    portLine,
-  );
-  const expressBorn = await start(
-    process.execPath,
-    ["--import", "tsx", "bench/bare-target.ts", "express-born", bodiesFile],
-    portLine,
-  );
-  const http = await start(
-    process.execPath,
-    ["--import", "tsx", "bench/bare-target.ts", "http", bodiesFile],
-    portLine,
-  );
+  const bareTarget = (kind: string) =>
+    start(process.execPath, ["--import", "tsx", "bench/bare-target.ts", kind, bodiesFile], portLine);
+  const express = await bareTarget("express");
+  const expressBorn = await bareTarget("express-born");
+  const http = await bareTarget("http");
   // Its working folder is the temporary one, so that no ./public of ours is served. It prints the
   // port it was given, not the one it got, so it is given a free one.
   const jsonServer = await start(

@@ -6,8 +6,8 @@
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { ManualClock } from "../src/model/clock.js";
-import type { Contact } from "../src/model/records.js";
 import { createReference } from "../src/entry/reference.js";
+import { storedContact } from "../src/test-support/records.js";
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "7" }, requests: { type: "string", default: "2000" } },
@@ -27,20 +27,15 @@ async function measure(contacts: number): Promise<number[]> {
   const base = Date.parse("2020-01-01T00:00:00.000Z");
   for (let n = existing; n < contacts; n += 1) {
     const at = new Date(base + n * 1000);
-    const c: Contact = {
+    const data = storedContact({
       id: `con_bench${String(n).padStart(8, "0")}`,
       organizationId: "org_lumiere",
       type: n % 3 === 0 ? "CLIENT" : n % 3 === 1 ? "SUPPLIER" : "BOTH",
       name: `Contact ${n}`,
       email: `c${n}@example.com`,
-      phone: null,
-      address: null,
-      taxNumberTPS: null,
-      taxNumberTVQ: null,
-      createdAt: at,
-      updatedAt: at,
-    };
-    reference.store.add({ type: "contact", data: c });
+      at,
+    });
+    reference.store.add({ type: "contact", data });
   }
   const server = reference.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

@@ -10,6 +10,7 @@ import { ManualClock } from "../src/model/clock.js";
 import { createReference } from "../src/entry/reference.js";
 
 import { Decimal } from "decimal.js";
+import { storedContact } from "../src/test-support/records.js";
 
 const { values } = parseArgs({
   options: { rounds: { type: "string", default: "100" }, records: { type: "string", default: "10000" } },
@@ -37,19 +38,7 @@ for (let round = 0; round < ROUNDS; round++) {
     if (i % 2 === 0) {
       reference.store.add({
         type: "contact",
-        data: {
-          id: `con_b${n}`,
-          organizationId,
-          type: "CLIENT",
-          name: `C${n}`,
-          email: null,
-          phone: null,
-          address: null,
-          taxNumberTPS: null,
-          taxNumberTVQ: null,
-          createdAt: at,
-          updatedAt: at,
-        },
+        data: storedContact({ id: `con_b${n}`, organizationId, name: `C${n}`, at }),
       });
     } else {
       reference.store.add({

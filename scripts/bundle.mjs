@@ -2,9 +2,9 @@
 // tsc wrote it) as one ES module with its dependencies, in dist/bundle/, which `npm start` and the
 // `accounting-reference` bin run. Unbundled, Node resolves, reads and compiles some 280 modules at
 // each start (Express's and zod's alone are most of the start time); bundled, one file and a few
-// chunks (issue #11: 303 → 218 ms to the first answer, median of 11). What loads on first use (the
-// pages, the OpenAPI document, --data) stays in chunks of its own, loaded as before. The library
-// entries (dist/src/index.js, the control client) and the kit are not bundled.
+// chunks (the figures: DECISIONS.md, "What `npm start` runs"). What loads on first use (the pages,
+// the OpenAPI document, --data) stays in chunks of its own. The library entries
+// (dist/src/index.js, the control client) and the kit are not bundled.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";

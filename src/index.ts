@@ -29,7 +29,8 @@ export type {
   Product,
   Scope,
 } from "./model/records.js";
-export { loadFixtures, FixtureError, type FixtureSet } from "./store/fixtures/load.js";
+export { loadFixtures, type FixtureSet } from "./store/fixtures/load.js";
+export { FixtureError } from "./store/fixtures/failure.js";
 export { defaultFixturesDir } from "./store/fixtures/paths.js";
 export { TokenManifestSchema, type TokenManifest, type ManifestToken } from "./store/fixtures/manifest.js";
 export type { Latency, ReferenceState } from "./store/state.js";

@@ -4,7 +4,8 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { createServer, type ServerOptions } from "./server.js";
-import { PROBES, type Probe, type ProbeClass, type ProbeContext } from "../test-support/abuse/probes.js";
+import type { Probe, ProbeClass, ProbeContext } from "../test-support/abuse/probe.js";
+import { PROBES } from "../test-support/abuse/probes.js";
 import { close, exchange, listen, type RawResponse } from "../test-support/raw-http.js";
 import { ErrorEnvelope, testReference, type TestReference } from "../test-support/reference.js";
 

@@ -182,6 +182,10 @@ describe("precedence of failures (spec-gaps #26)", () => {
   const planlessReader = () =>
     ref.tokens.create({ organizationId: "org_petitpas", name: "reader", scopes: ["contacts:read"] }).token;
 
+  /** A POST of `body` as `type`, with `auth`'s headers. */
+  const postAs = (auth: Record<string, string>, path: string, type: string, body: string) =>
+    request(ref.app).post(path).set(auth).set("Content-Type", type).send(body);
+
   interface Row {
     why: string;
     send: () => request.Test;
@@ -210,8 +214,7 @@ describe("precedence of failures (spec-gaps #26)", () => {
     },
     {
       why: "no token with a malformed body: 401, not 400",
-      send: () =>
-        request(ref.app).post("/api/v1/contacts").set("Content-Type", "application/json").send("{oops"),
+      send: () => postAs({}, "/api/v1/contacts", "application/json", "{oops"),
       status: 401,
       code: "unauthorized",
     },
@@ -224,12 +227,7 @@ describe("precedence of failures (spec-gaps #26)", () => {
     },
     {
       why: "a plan-less token with a malformed body: 403, not 400",
-      send: () =>
-        request(ref.app)
-          .post("/api/v1/contacts")
-          .set(ref.auth("petitpas-full"))
-          .set("Content-Type", "application/json")
-          .send("{oops"),
+      send: () => postAs(ref.auth("petitpas-full"), "/api/v1/contacts", "application/json", "{oops"),
       status: 403,
       code: "forbidden",
       message: /plan/i,
@@ -247,24 +245,14 @@ describe("precedence of failures (spec-gaps #26)", () => {
     },
     {
       why: "a missing scope with a malformed body: 403, not 400",
-      send: () =>
-        request(ref.app)
-          .post("/api/v1/contacts")
-          .set(ref.auth("lumiere-contacts-read"))
-          .set("Content-Type", "application/json")
-          .send("{oops"),
+      send: () => postAs(ref.auth("lumiere-contacts-read"), "/api/v1/contacts", "application/json", "{oops"),
       status: 403,
       code: "forbidden",
       message: /contacts:write/,
     },
     {
       why: "a missing scope with a wrong media type: 403, not 400",
-      send: () =>
-        request(ref.app)
-          .post("/api/v1/products")
-          .set(ref.auth("lumiere-contacts-read"))
-          .set("Content-Type", "text/plain")
-          .send("sku"),
+      send: () => postAs(ref.auth("lumiere-contacts-read"), "/api/v1/products", "text/plain", "sku"),
       status: 403,
       code: "forbidden",
       message: /products:write/,
@@ -293,12 +281,7 @@ describe("precedence of failures (spec-gaps #26)", () => {
     },
     {
       why: "a malformed body on the announced POST /api/v1/invoices: 404",
-      send: () =>
-        request(ref.app)
-          .post("/api/v1/invoices")
-          .set(ref.auth("lumiere-full"))
-          .set("Content-Type", "application/json")
-          .send("{oops"),
+      send: () => postAs(ref.auth("lumiere-full"), "/api/v1/invoices", "application/json", "{oops"),
       status: 404,
       code: "not_found",
     },

@@ -1,11 +1,9 @@
-import type { Server } from "node:http";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ControlClient } from "../doors/control/client.js";
-import { close, listen } from "../test-support/raw-http.js";
+import { servePerTest } from "../test-support/serve.js";
 import { referencePerTest, testReference } from "../test-support/reference.js";
 import { fetchEdge } from "./fetch.js";
 import type { App } from "./fast-path.js";
-import { createServer } from "./server.js";
 
 // reference.fetch: the app answered in process (src/edge/fetch.ts). What it shares with HTTP request
 // by request is the property of fetch.equivalence.test.ts; here, what is the edge's own.
@@ -220,11 +218,7 @@ describe("faults and latency through reference.fetch", () => {
 });
 
 describe("a body cut short", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    if (server !== undefined) await close(server);
-    server = undefined;
-  });
+  const serve = servePerTest();
 
   it("resolves with the head and fails reading the body with a TypeError, as fetch over HTTP", async () => {
     // An app that promises 100 bytes, sends 10 and closes the connection.
@@ -232,8 +226,7 @@ describe("a body cut short", () => {
       res.writeHead(200, { "Content-Type": "text/plain", "Content-Length": "100" });
       res.write("0123456789", () => res.socket?.destroy());
     };
-    server = createServer(cut);
-    const port = await listen(server);
+    const port = await serve(cut);
     const outcome = async (res: Response) => ({
       status: res.status,
       length: res.headers.get("content-length"),

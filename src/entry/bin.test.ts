@@ -1,47 +1,19 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
+import { killAllBins, startBin } from "../test-support/bin.js";
 import { exchange, expectEnvelope, only } from "../test-support/raw-http.js";
+import { tempDirs } from "../test-support/temp-dirs.js";
 
 // The entry file, run as a user runs it: a child process, its stdout, its exit.
 
-const BIN = new URL("./bin.ts", import.meta.url).pathname;
-const children: ChildProcess[] = [];
-
-function start(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
-  child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const output = () => ({ stdout, stderr });
-  const waitFor = async (pattern: RegExp): Promise<RegExpMatchArray> => {
-    for (let i = 0; i < 200; i += 1) {
-      const match = stdout.match(pattern);
-      if (match) return match;
-      if (child.exitCode !== null) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no ${String(pattern)} in output: ${stdout} ${stderr}`);
-  };
-  return { child, exited, output, waitFor };
-}
-
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-});
+afterEach(killAllBins);
+const temp = tempDirs("fixtures-");
 
 describe("accounting-reference (bin)", () => {
   it("prints its base URL and the fixture tokens, serves them, and closes cleanly on SIGTERM", async () => {
-    const run = start(["--port", "0"]);
+    const run = startBin(["--port", "0"]);
     const [, baseUrl = ""] = await run.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
     const [, token = ""] = await run.waitFor(/^lumiere-full\s+org_lumiere\s+all\s+active\s+(acct_\w+)$/m);
     expect(run.output().stdout).toMatch(/^petitpas-full\s+org_petitpas\s+all\s+active, plan without API/m);
@@ -57,7 +29,7 @@ describe("accounting-reference (bin)", () => {
   });
 
   it("takes its flags from environment variables too", async () => {
-    const run = start(["--quiet"], { REFERENCE_PORT: "0", REFERENCE_TOKEN_PREFIX: "dev" });
+    const run = startBin(["--quiet"], { REFERENCE_PORT: "0", REFERENCE_TOKEN_PREFIX: "dev" });
     const [, baseUrl = ""] = await run.waitFor(/^(http:\/\/127\.0\.0\.1:\d+)$/m);
     const manifest = JSON.parse(await readFile(join(defaultFixturesDir(), "tokens.json"), "utf8")) as {
       tokens: { label: string; token: string }[];
@@ -75,32 +47,27 @@ describe("accounting-reference (bin)", () => {
   });
 
   it("refuses to start on a bad fixture, naming the file, the record and the field", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "fixtures-"));
-    try {
-      await cp(defaultFixturesDir(), dir, { recursive: true });
-      const file = join(dir, "products.json");
-      const products = JSON.parse(await readFile(file, "utf8")) as { id: string; unitPrice: string }[];
-      const broken = products[3];
-      if (broken === undefined) throw new Error("fixture too small");
-      broken.unitPrice = "12.5";
-      await writeFile(file, JSON.stringify(products));
-      const run = start(["--port", "0", "--fixtures", dir]);
-      expect(await run.exited).toBe(1);
-      const { stderr } = run.output();
-      expect(stderr).toContain("products.json");
-      expect(stderr).toContain(broken.id);
-      expect(stderr).toContain("unitPrice");
-      expect(stderr).not.toMatch(/\n\s+at /);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const dir = await temp.copyOf(defaultFixturesDir());
+    const file = join(dir, "products.json");
+    const products = JSON.parse(await readFile(file, "utf8")) as { id: string; unitPrice: string }[];
+    const broken = products[3];
+    if (broken === undefined) throw new Error("fixture too small");
+    broken.unitPrice = "12.5";
+    await writeFile(file, JSON.stringify(products));
+    const run = startBin(["--port", "0", "--fixtures", dir]);
+    expect(await run.exited).toBe(1);
+    const { stderr } = run.output();
+    expect(stderr).toContain("products.json");
+    expect(stderr).toContain(broken.id);
+    expect(stderr).toContain("unitPrice");
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it("refuses a bad flag with a message and shows every flag with its environment twin in --help", async () => {
-    const bad = start(["--rate-limit", "ten"]);
+    const bad = startBin(["--rate-limit", "ten"]);
     expect(await bad.exited).not.toBe(0);
     expect(bad.output().stderr).toContain("--rate-limit must be a positive integer");
-    const help = start(["--help"]);
+    const help = startBin(["--help"]);
     expect(await help.exited).toBe(0);
     for (const env of [
       "REFERENCE_PORT",
@@ -119,7 +86,7 @@ describe("accounting-reference (bin)", () => {
   });
 
   it("prints the control surface's key and serves the surface with it, on the clock --now gives", async () => {
-    const run = start(["--port", "0", "--now", "2027-03-01T09:00:00Z", "--latency", "0-5"]);
+    const run = startBin(["--port", "0", "--now", "2027-03-01T09:00:00Z", "--latency", "0-5"]);
     const [, baseUrl = "", key = ""] = await run.waitFor(
       /control surface: (http:\/\/127\.0\.0\.1:\d+)\/__control\/\s+key: (ctl_\w+)/,
     );
@@ -133,7 +100,7 @@ describe("accounting-reference (bin)", () => {
   });
 
   it("bounds the sandboxes by REFERENCE_MAX_SANDBOXES, and says so in the banner", async () => {
-    const run = start(["--port", "0"], {
+    const run = startBin(["--port", "0"], {
       REFERENCE_CONTROL_KEY: "my-own-control-key-123",
       REFERENCE_MAX_SANDBOXES: "1",
       REFERENCE_SANDBOX_IDLE: "PT5M",
@@ -158,9 +125,9 @@ describe("accounting-reference (bin)", () => {
   });
 
   it("takes a fixed control key, or none with --no-control", async () => {
-    const fixed = start(["--port", "0"], { REFERENCE_CONTROL_KEY: "my-own-control-key-123" });
+    const fixed = startBin(["--port", "0"], { REFERENCE_CONTROL_KEY: "my-own-control-key-123" });
     await fixed.waitFor(/key: my-own-control-key-123$/m);
-    const off = start(["--port", "0", "--no-control"]);
+    const off = startBin(["--port", "0", "--no-control"]);
     const [, baseUrl = ""] = await off.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
     await off.waitFor(/control surface: off/);
     const res = await fetch(`${baseUrl}/__control/`, {
@@ -176,13 +143,13 @@ describe("accounting-reference (bin)", () => {
     ["--max-sandboxes", "0", "positive integer"],
     ["--sandbox-idle", "30", "ISO 8601 duration"],
   ])("refuses %s %s with a message", async (flag, value, message) => {
-    const bad = start([flag, value]);
+    const bad = startBin([flag, value]);
     expect(await bad.exited).not.toBe(0);
     expect(bad.output().stderr).toContain(message);
   });
 
   it("answers a request Node refuses itself in the §7 envelope, with CORS", async () => {
-    const run = start(["--quiet", "--port", "0"]);
+    const run = startBin(["--quiet", "--port", "0"]);
     const [, port = ""] = await run.waitFor(/^http:\/\/127\.0\.0\.1:(\d+)$/m);
     const res = only(await exchange(Number(port), "get /api/v1/contacts HTTP/1.1\r\nHost: x\r\n\r\n"));
     expectEnvelope(res, 400, "invalid_request");

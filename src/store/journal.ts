@@ -65,17 +65,8 @@ export const JOURNAL_BODY_BUDGET = 1024 * 1024;
  * bytes kept. Every API request adds one, and each lives for the next `capacity` requests, long enough
  * to leave the young generation of the heap; one object fewer per entry is less for the collector.
  */
-interface Kept {
-  seq: number;
+type Kept = Omit<JournalEntry, "time" | "requestBody" | "responseBody"> & {
   at: number;
-  method: string;
-  path: string;
-  query: string;
-  status: number | null;
-  token: string | null;
-  organization: string | null;
-  durationMs: number;
-  fault: string | null;
   /**
    * The bodies as they came and went, not copied (a copy cost every request more than the rest of the
    * journal); the budget counts them whole, and an entry past it drops them.
@@ -84,7 +75,7 @@ interface Kept {
   requestBytes: number;
   responseBody: Uint8Array | null;
   responseBytes: number;
-}
+};
 
 /** The first `JOURNAL_BODY_CAP` bytes of a body, cut at a character's end. */
 function capped(bytes: Uint8Array): Uint8Array {

@@ -1,6 +1,7 @@
 import type { SteerableClock } from "./clock.js";
 import { FaultRegistry } from "./faults.js";
-import { manifestAt, type CheckedRecords, type FixtureSet } from "./fixtures/load.js";
+import { manifestAt, type FixtureSet } from "./fixtures/load.js";
+import type { CheckedRecords } from "./fixtures/records.js";
 import type { TokenManifest } from "./fixtures/manifest.js";
 import { Journal } from "./journal.js";
 import type { Change, StateImage } from "./persistence/format.js";

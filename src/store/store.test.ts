@@ -2,22 +2,12 @@ import { Decimal } from "decimal.js";
 import { describe, expect, it } from "vitest";
 import type { Contact, Product } from "../model/records.js";
 import { Store } from "./store.js";
+import { storedContact } from "../test-support/records.js";
 
 const at = (iso: string) => new Date(iso);
 
-const contact = (id: string, organizationId: string, type: Contact["type"], createdAt: string): Contact => ({
-  id,
-  organizationId,
-  type,
-  name: id,
-  email: null,
-  phone: null,
-  address: null,
-  taxNumberTPS: null,
-  taxNumberTVQ: null,
-  createdAt: at(createdAt),
-  updatedAt: at(createdAt),
-});
+const contact = (id: string, organizationId: string, type: Contact["type"], createdAt: string): Contact =>
+  storedContact({ id, organizationId, type, name: id, at: at(createdAt) });
 
 const product = (id: string, organizationId: string, sku: string): Product => ({
   id,

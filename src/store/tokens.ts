@@ -1,7 +1,16 @@
 import { hash as hashOnce, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../model/clock.js";
 import { drawBase62 } from "./ids.js";
-import { SCOPES, type Scope } from "../model/records.js";
+import type { Scope } from "../model/records.js";
+import {
+  TokenError,
+  checkExpiry,
+  checkName,
+  checkOrganizationId,
+  invalid,
+  isValidDate,
+  normalizeScopes,
+} from "./token-rules.js";
 
 /**
  * API tokens (§5, §3 Token status): creation, revocation, lookup of a token given in clear and
@@ -37,18 +46,6 @@ export type Lookup =
   | { ok: true; token: TokenView }
   | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired"; tokenId?: string };
 
-export class TokenError extends Error {
-  readonly reason: "not_found" | "invalid";
-  readonly field?: string;
-
-  constructor(reason: "not_found" | "invalid", message: string, field?: string) {
-    super(message);
-    this.name = "TokenError";
-    this.reason = reason;
-    if (field !== undefined) this.field = field;
-  }
-}
-
 /**
  * A token's whole record as persistence keeps it: the SHA-256 of the token in hex, never the token.
  * What `export` gives and `restore` takes.
@@ -78,13 +75,11 @@ const SECRET_LENGTH = 40;
 const MIN_SECRET_LENGTH = 32;
 const ID_PREFIX = "tok_";
 const ID_LENGTH = 16;
-const NAME_MAX_CODE_POINTS = 100;
 const HINT_TAIL = 4;
 /** A random source that keeps repeating itself is broken; failing beats looping forever. */
 const MAX_DRAWS = 8;
 
 const PREFIX_RE = /^[A-Za-z][A-Za-z0-9]*$/;
-const SCOPE_ORDER: ReadonlyMap<string, number> = new Map(SCOPES.map((s, i) => [s, i]));
 
 /** The record behind a view. `hash` is the only trace of the secret besides the 4-char hint. */
 interface TokenRecord {
@@ -109,47 +104,8 @@ function sha256(token: string): Buffer {
 /** The hex SHA-256 a registry keeps of a token: which registry (which sandbox) issued it. */
 export const tokenDigest = (token: string): string => hashOnce("sha256", token, "hex");
 
-function isValidDate(value: unknown): value is Date {
-  return value instanceof Date && !Number.isNaN(value.getTime());
-}
-
 function toDate(ms: number | null): Date | null {
   return ms === null ? null : new Date(ms);
-}
-
-function invalid(field: string, message: string): TokenError {
-  return new TokenError("invalid", message, field);
-}
-
-function checkOrganizationId(organizationId: unknown): string {
-  if (typeof organizationId !== "string" || organizationId.trim() === "") {
-    throw invalid("organizationId", "organizationId must be a non-blank string");
-  }
-  return organizationId;
-}
-
-function checkName(name: unknown): string {
-  if (typeof name !== "string" || name.trim() === "") {
-    throw invalid("name", "name must not be blank");
-  }
-  // Code points, not UTF-16 units: an emoji is one character to the person typing the name.
-  if ([...name].length > NAME_MAX_CODE_POINTS) {
-    throw invalid("name", `name must be at most ${NAME_MAX_CODE_POINTS} characters`);
-  }
-  return name;
-}
-
-function normalizeScopes(scopes: unknown, allowEmpty: boolean): Scope[] {
-  if (!Array.isArray(scopes)) throw invalid("scopes", "scopes must be an array");
-  const seen = new Set<Scope>();
-  for (const scope of scopes as unknown[]) {
-    if (typeof scope !== "string" || !SCOPE_ORDER.has(scope)) {
-      throw invalid("scopes", `unknown scope: ${String(scope)}`);
-    }
-    seen.add(scope as Scope);
-  }
-  if (seen.size === 0 && !allowEmpty) throw invalid("scopes", "at least one scope is required");
-  return [...seen].sort((a, b) => (SCOPE_ORDER.get(a) ?? 0) - (SCOPE_ORDER.get(b) ?? 0));
 }
 
 /** What a view and the kept data share: the record with its instants as dates. */
@@ -173,39 +129,6 @@ function toData(record: TokenRecord): TokenData {
     hash: record.hash.toString("hex"),
     hint: record.hint,
   };
-}
-
-function checkExpiry(expiresAt: unknown, now: number): number | null {
-  if (expiresAt === undefined || expiresAt === null) return null;
-  if (!isValidDate(expiresAt)) throw invalid("expiresAt", "expiresAt must be a valid date");
-  // A token born expired is useless; at exactly now it would already be Expired (spec-gaps #27).
-  if (expiresAt.getTime() <= now) throw invalid("expiresAt", "expiresAt must be in the future");
-  return expiresAt.getTime();
-}
-
-export type TokenInputField = "name" | "scopes" | "expiresAt";
-
-/**
- * Every reason `create` would refuse these fields, each field's first, by the same rules: for a
- * form that shows a message beside each field rather than only the first problem.
- */
-export function creationProblems(
-  input: { name: unknown; scopes: unknown; expiresAt?: unknown },
-  now: Date,
-): Partial<Record<TokenInputField, string>> {
-  const problems: Partial<Record<TokenInputField, string>> = {};
-  const check = (field: TokenInputField, run: () => unknown) => {
-    try {
-      run();
-    } catch (err) {
-      if (!(err instanceof TokenError)) throw err;
-      problems[field] = err.message;
-    }
-  };
-  check("name", () => checkName(input.name));
-  check("scopes", () => normalizeScopes(input.scopes, false));
-  check("expiresAt", () => checkExpiry(input.expiresAt, now.getTime()));
-  return problems;
 }
 
 export class TokenRegistry {

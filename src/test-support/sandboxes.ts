@@ -1,12 +1,10 @@
 import request from "supertest";
 import { expect } from "vitest";
 import type { ReferenceState } from "../store/state.js";
-import { testReference, type TestReference, type TestReferenceOptions } from "./reference.js";
+import { CONTROL_AUTH, controlledReference } from "./control.js";
+import type { TestReference, TestReferenceOptions } from "./reference.js";
 
 /** Sandboxes for the tests: made over HTTP as a test runner makes them, read back in process. */
-
-export const CONTROL_KEY = "test-control-key-0123456789";
-export const CONTROL_AUTH = { Authorization: `Bearer ${CONTROL_KEY}` };
 
 export interface TestSandbox {
   id: string;
@@ -18,9 +16,16 @@ export interface TestSandbox {
   state(): ReferenceState;
 }
 
-/** A reference with its control surface open (the key above), on the tests' manual clock. */
-export const referenceWithSandboxes = (options: TestReferenceOptions = {}): Promise<TestReference> =>
-  testReference({ controlKey: CONTROL_KEY, ...options });
+/** The default state, reached as a sandbox is: its fixture tokens, its organizations under their own ids. */
+export function defaultState(ref: TestReference): TestSandbox {
+  return {
+    id: "",
+    tokens: Object.fromEntries(ref.manifest.tokens.map((t) => [t.label, t.token])),
+    organizations: { org_lumiere: "org_lumiere", org_boreal: "org_boreal", org_petitpas: "org_petitpas" },
+    auth: (label) => ref.auth(label),
+    state: () => ref.state,
+  };
+}
 
 /** A sandbox made through `POST /__control/sandboxes`. */
 export async function createSandbox(ref: TestReference, body: object = {}): Promise<TestSandbox> {
@@ -43,6 +48,17 @@ export async function createSandbox(ref: TestReference, body: object = {}): Prom
       return found.state;
     },
   };
+}
+
+/** The default state and two sandboxes, each reached the way a client reaches it. */
+export async function threeStates(options: TestReferenceOptions = {}) {
+  const ref = await controlledReference(options);
+  const a = await createSandbox(ref);
+  const b = await createSandbox(ref);
+  const main = defaultState(ref);
+  /** The control surface of one of them, under /__control: "" or /sandboxes/{id}. */
+  const under = (s: TestSandbox) => (s.id === "" ? "" : `/sandboxes/${s.id}`);
+  return { ref, a, b, main, all: [main, a, b], under };
 }
 
 /**

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { ManualClock } from "../model/clock.js";
 import { SCOPES, type Scope } from "../model/records.js";
-import { TokenError, TokenRegistry } from "../store/tokens.js";
+import { TokenError } from "../store/token-rules.js";
+import { TokenRegistry } from "../store/tokens.js";
 
 // Shared by the token registry's tests and the authentication's: a registry on a manual clock, a
 // reproducible random source, and the arbitraries their properties draw from.

@@ -1,9 +1,7 @@
-import type { Server } from "node:http";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { BOUND } from "./handlers.js";
-import { createServer } from "../../edge/server.js";
-import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";
+import { exchange, expectEnvelope, only, rawRequest } from "../../test-support/raw-http.js";
 import {
   ENDPOINTS,
   describeEndpoint,
@@ -14,6 +12,7 @@ import {
   type Endpoint,
   type TestReference,
 } from "../../test-support/reference.js";
+import { servePerTest } from "../../test-support/serve.js";
 
 let ref: TestReference;
 beforeEach(async () => {
@@ -339,15 +338,10 @@ describe("usage: request count and last use (§5.7, spec-gaps #28)", () => {
 
 describe("two Authorization headers (RFC 9110 §5.3: one value)", () => {
   // Node keeps only the first in req.headers, so only raw bytes over a socket show the second.
-  let server: Server | undefined;
+  const serve = servePerTest();
   let port: number;
   beforeEach(async () => {
-    server = createServer(ref.app);
-    port = await listen(server);
-  });
-  afterEach(async () => {
-    if (server !== undefined) await close(server);
-    server = undefined;
+    port = await serve(ref.app);
   });
 
   const send = (...values: string[]) =>

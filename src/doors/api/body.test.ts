@@ -1,61 +1,16 @@
-import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_BODY_LIMIT_BYTES } from "../../entry/reference.js";
+import { describe, expect, it } from "vitest";
 import { MAX_JSON_DEPTH } from "../../validation/json.js";
-import { createServer } from "../../edge/server.js";
-import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";
-import {
-  expectData,
-  expectError,
-  expectInvalid,
-  referencePerTest,
-  type TestReference,
-} from "../../test-support/reference.js";
+import { CONTACTS, PRODUCTS, VALID, bodyHarness, json } from "../../test-support/bodies.js";
+import { exchange, expectEnvelope, only, rawRequest } from "../../test-support/raw-http.js";
+import { expectData, expectInvalid } from "../../test-support/reference.js";
+import { servePerTest } from "../../test-support/serve.js";
 
-const CONTACTS = "/api/v1/contacts";
-const PRODUCTS = "/api/v1/products";
-const VALID = '{"type":"CLIENT","name":"Body test"}';
+// What a request body may be: JSON, one object, UTF-8, of the one media type, unencoded, parsed strictly.
 
-let ref: TestReference;
-let contactsBefore: number;
-let productsBefore: number;
-
-const countProducts = () => ref.store.listProducts("org_lumiere", { limit: 100_000 }).length;
-
-const fresh = referencePerTest();
-beforeEach(() => {
-  ref = fresh.ref;
-  contactsBefore = ref.store.countContacts("org_lumiere");
-  productsBefore = countProducts();
-});
-
-/** Leaves the bytes alone: superagent would otherwise serialize a Buffer sent as JSON into `{"type":"Buffer"…}`. */
-const asIs = (bytes: unknown) => bytes as string;
-
-/** POSTs exactly these bytes with exactly the headers given (none added for a Buffer). */
-function post(body: string | Buffer, headers: Record<string, string> = {}, path = CONTACTS) {
-  return request(ref.app)
-    .post(path)
-    .set(ref.auth("lumiere-full"))
-    .set(headers)
-    .serialize(asIs)
-    .send(typeof body === "string" ? Buffer.from(body, "utf8") : body);
-}
-
-const json = { "Content-Type": "application/json" };
-
-/** Asserts a 400 invalid_request and that nothing was stored. */
-async function expectRefused(res: request.Response) {
-  expectError(res, 400, "invalid_request");
-  expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
-  expect(countProducts()).toBe(productsBefore);
-  // Through the API too: the list a client reads is unchanged.
-  const list = await request(ref.app).get(`${CONTACTS}?limit=200`).set(ref.auth("lumiere-full"));
-  expect(expectData(list, 200)).toHaveLength(contactsBefore);
-}
+const h = bodyHarness();
+const { post, expectRefused } = h;
 
 describe("malformed JSON (spec-gaps #14)", () => {
   it.each([
@@ -155,24 +110,19 @@ describe("media type (spec-gaps #13)", () => {
 
 describe("two Content-Type headers (RFC 9110 §5.3: one value)", () => {
   // Node keeps only the first in req.headers, so only raw bytes over a socket show the second.
-  let server: Server | undefined;
-  afterEach(async () => {
-    if (server !== undefined) await close(server);
-    server = undefined;
-  });
+  const serve = servePerTest();
 
   it.each([
     ["the same type twice", ["application/json", "application/json"]],
     ["JSON, then text", ["application/json", "text/plain"]],
     ["text, then JSON", ["text/plain", "application/json"]],
   ])("refuses %s with 400 and stores nothing", async (_why, types) => {
-    server = createServer(ref.app);
-    const port = await listen(server);
+    const port = await serve(h.ref.app);
     const bytes = rawRequest(
       `POST ${CONTACTS} HTTP/1.1`,
       [
         "Host: 127.0.0.1",
-        `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+        `Authorization: ${h.ref.auth("lumiere-full").Authorization}`,
         ...types.map((t) => `Content-Type: ${t}`),
         `Content-Length: ${Buffer.byteLength(VALID)}`,
       ],
@@ -180,7 +130,7 @@ describe("two Content-Type headers (RFC 9110 §5.3: one value)", () => {
     );
     const error = expectEnvelope(only(await exchange(port, bytes)), 400, "invalid_request");
     expect(error.message).toMatch(/Content-Type/);
-    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
+    expect(h.ref.store.countContacts("org_lumiere")).toBe(h.contactsBefore);
   });
 });
 
@@ -220,7 +170,7 @@ describe("bodies that are not a JSON object", () => {
   });
 
   it("refuses a POST without any body with 400", async () => {
-    const res = await request(ref.app).post(CONTACTS).set(ref.auth("lumiere-full")).set(json);
+    const res = await request(h.ref.app).post(CONTACTS).set(h.ref.auth("lumiere-full")).set(json);
     await expectRefused(res);
   });
 });
@@ -275,180 +225,5 @@ describe("content encoding", () => {
     ["x-unknown", body],
   ])("refuses Content-Encoding %s with 400", async (encoding, bytes) => {
     await expectRefused(await post(bytes, { ...json, "Content-Encoding": encoding }));
-  });
-});
-
-describe("size cap (spec-gaps #15)", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    const s = server;
-    server = undefined;
-    if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
-  });
-
-  /** A valid body padded with JSON whitespace to exactly `size` bytes. */
-  const padded = (size: number) => VALID + " ".repeat(size - Buffer.byteLength(VALID));
-
-  it("caps bodies at 100 kB", () => {
-    expect(DEFAULT_BODY_LIMIT_BYTES).toBe(100 * 1024);
-  });
-
-  it("accepts a body of exactly the cap", async () => {
-    expectData(await post(padded(DEFAULT_BODY_LIMIT_BYTES), json), 201);
-  });
-
-  it("refuses a body one byte over the cap with 400 invalid_request", async () => {
-    await expectRefused(await post(padded(DEFAULT_BODY_LIMIT_BYTES + 1), json));
-  });
-
-  it("refuses a body far over the cap and still answers the next request", async () => {
-    server = ref.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server?.once("listening", () => resolve()));
-    const huge = `{"type":"CLIENT","name":"${"x".repeat(5 * DEFAULT_BODY_LIMIT_BYTES)}"}`;
-    const refused = await request(server).post(CONTACTS).set(ref.auth("lumiere-full")).set(json).send(huge);
-    await expectRefused(refused);
-    const next = await request(server).post(CONTACTS).set(ref.auth("lumiere-full")).set(json).send(VALID);
-    expectData(next, 201);
-  });
-
-  it("refuses a chunked body without Content-Length once it passes the cap", async () => {
-    server = ref.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server?.once("listening", () => resolve()));
-    const { port } = server.address() as AddressInfo;
-    const answer = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: "127.0.0.1",
-          port,
-          method: "POST",
-          path: CONTACTS,
-          headers: { ...ref.auth("lumiere-full"), ...json, "Transfer-Encoding": "chunked" },
-        },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (text += chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown }));
-        },
-      );
-      // The server may answer and close before every chunk is written.
-      req.on("error", reject);
-      req.write('{"type":"CLIENT","name":"');
-      for (let i = 0; i < 20; i += 1) req.write("x".repeat(10_000));
-      req.end('"}');
-    });
-    expect(answer).toMatchObject({ status: 400, body: { error: { code: "invalid_request" } } });
-    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
-  });
-});
-
-describe("oversized bodies are refused without being read (issue 7, point 7)", () => {
-  let server: Server | undefined;
-  let port: number;
-  beforeEach(async () => {
-    server = createServer(ref.app);
-    port = await listen(server);
-  });
-  afterEach(async () => {
-    if (server !== undefined) await close(server);
-    server = undefined;
-  });
-
-  const head = (framing: string) =>
-    rawRequest(`POST ${CONTACTS} HTTP/1.1`, [
-      "Host: 127.0.0.1",
-      `Authorization: ${ref.auth("lumiere-full").Authorization}`,
-      "Content-Type: application/json",
-      framing,
-    ]);
-
-  // Each client below sends less than it announces and then waits: only an answer given before
-  // the body is read can reach it.
-  it("answers a declared Content-Length over the cap at once, from the header alone", async () => {
-    const result = await exchange(port, [head("Content-Length: 50000000"), '{"type":"CLIENT","name":"']);
-    const res = only(result);
-    const error = expectEnvelope(res, 400, "invalid_request");
-    expect(error.message).toMatch(String(DEFAULT_BODY_LIMIT_BYTES));
-    expect(res.headers.get("connection")).toEqual(["close"]);
-    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
-  });
-
-  it("answers a chunked body that never ends as soon as it passes the cap", async () => {
-    const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
-    const filler = Array.from({ length: Math.ceil(DEFAULT_BODY_LIMIT_BYTES / 8192) + 2 }, () =>
-      chunk("x".repeat(8192)),
-    );
-    const result = await exchange(port, [
-      head("Transfer-Encoding: chunked"),
-      chunk('{"type":"CLIENT","name":"'),
-      ...filler,
-    ]);
-    const res = only(result);
-    expectEnvelope(res, 400, "invalid_request");
-    expect(res.headers.get("connection")).toEqual(["close"]);
-    expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
-  });
-
-  it("closes the connection after any refusal sent before the body was read, rather than drain it", async () => {
-    const bytes = rawRequest(`POST ${CONTACTS} HTTP/1.1`, [
-      "Host: 127.0.0.1",
-      "Content-Type: application/json",
-      "Content-Length: 50000000",
-    ]);
-    const res = only(await exchange(port, bytes));
-    expectEnvelope(res, 401, "unauthorized");
-    expect(res.headers.get("connection")).toEqual(["close"]);
-  });
-
-  it("keeps the connection open after refusing requests that have no body", async () => {
-    const bare = rawRequest(`GET ${CONTACTS} HTTP/1.1`, ["Host: 127.0.0.1"]);
-    const result = await exchange(port, [bare, bare], { responses: 2 });
-    expect(result.responses.map((r) => [r.status, r.headers.get("connection")?.[0]])).toEqual([
-      [401, "keep-alive"],
-      [401, "keep-alive"],
-    ]);
-  });
-
-  it("keeps the connection open after a body it read in full", async () => {
-    const bad = "{";
-    const good = VALID;
-    const request = (body: string) =>
-      rawRequest(
-        `POST ${CONTACTS} HTTP/1.1`,
-        [
-          "Host: 127.0.0.1",
-          `Authorization: ${ref.auth("lumiere-full").Authorization}`,
-          "Content-Type: application/json",
-          `Content-Length: ${Buffer.byteLength(body)}`,
-        ],
-        body,
-      );
-    const result = await exchange(port, [request(bad), request(good)], { responses: 2 });
-    expect(result.responses.map((r) => r.status)).toEqual([400, 201]);
-  });
-});
-
-describe("a body read before the app", () => {
-  // What the kit's variant harness does: read the body, maybe rewrite it, leave it on req.body.
-  it("is taken from req.body once the request has been read to its end, as body-parser took it", async () => {
-    const wrapper = createHttpServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8").replace("Before", "Rewritten");
-        Object.assign(req, { body: Buffer.from(text) });
-        ref.app(req, res);
-      });
-    });
-    const port = await listen(wrapper);
-    try {
-      const res = await request(`http://127.0.0.1:${port}`)
-        .post(CONTACTS)
-        .set(ref.auth("lumiere-full"))
-        .send({ type: "CLIENT", name: "Before" });
-      expect(expectData(res, 201)).toMatchObject({ name: "Rewritten" });
-    } finally {
-      await close(wrapper);
-    }
   });
 });

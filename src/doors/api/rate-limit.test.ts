@@ -1,8 +1,8 @@
-import { request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
 import request from "supertest";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { expectData, expectError, testReference, type TestReference } from "../../test-support/reference.js";
+import { listenPerTest } from "../../test-support/serve.js";
 
 const LIMIT = 5;
 const WINDOW_MS = 60_000;
@@ -179,16 +179,11 @@ describe("rate limit (§8, spec-gaps #21)", () => {
 });
 
 describe("rate limit without a token: per client address", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    const s = server;
-    server = undefined;
-    if (s !== undefined) await new Promise<void>((resolve) => s.close(() => resolve()));
-  });
+  const listenOn = listenPerTest();
+  let port: number;
 
   /** GETs from a given loopback address, so that the server sees distinct clients. */
   function getFrom(localAddress: string, headers: Record<string, string> = {}) {
-    const { port } = server?.address() as AddressInfo;
     return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
       const req = httpRequest({ host: "127.0.0.1", port, path: CONTACTS, localAddress, headers }, (res) => {
         let text = "";
@@ -202,8 +197,7 @@ describe("rate limit without a token: per client address", () => {
   }
 
   beforeEach(async () => {
-    server = ref.app.listen(0, "127.0.0.1");
-    await new Promise<void>((resolve) => server?.once("listening", () => resolve()));
+    port = await listenOn(ref.app);
   });
 
   it("limits requests without a token from one address, then answers 429 instead of 401", async () => {

@@ -1,31 +1,17 @@
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { testReference, type TestReference } from "../../test-support/reference.js";
+import { describe, expect, it } from "vitest";
+import type { TestReference, TestReferenceOptions } from "../../test-support/reference.js";
 import { ControlClient, ControlError } from "./client.js";
+import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
+import { listenPerTest } from "../../test-support/serve.js";
 
 // The typed client against a real listening server: what a Playwright fixture does.
 
-const KEY = "test-control-key-0123456789";
-const closers: Array<() => Promise<void>> = [];
+const listenOn = listenPerTest();
 
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
-async function serve(options: Parameters<typeof testReference>[0] = {}) {
-  const ref = await testReference({ controlKey: KEY, ...options });
-  const server = ref.app.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return { ref, baseUrl, control: new ControlClient({ baseUrl, key: KEY }) };
+async function serve(options: TestReferenceOptions = {}) {
+  const ref = await controlledReference(options);
+  const baseUrl = `http://127.0.0.1:${await listenOn(ref.app)}`;
+  return { ref, baseUrl, control: new ControlClient({ baseUrl, key: CONTROL_KEY }) };
 }
 
 const contacts = (baseUrl: string, ref: TestReference) =>

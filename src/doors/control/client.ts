@@ -371,16 +371,4 @@ export class SandboxClient extends StateClient {
   }
 }
 
-export type {
-  ClearedView,
-  ClockView,
-  ControlDescription,
-  FaultView,
-  JournalEntryView,
-  LatencyView,
-  RecordsView,
-  ResetView,
-  SandboxCreatedView,
-  SandboxDeletedView,
-  SandboxView,
-};
+export type * from "./wire.js";

@@ -1,12 +1,10 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectError, testReference } from "../../test-support/reference.js";
+import { CONTROL_AUTH, CONTROL_KEY, controlledReference, ctl } from "../../test-support/control.js";
 
 // The control surface is reachable on a developer's machine, so by every web page they visit: it
 // wants its own key, sends no CORS headers and refuses what a browser sends from another site.
-
-const KEY = "test-control-key-0123456789";
-const AUTH = { Authorization: `Bearer ${KEY}` };
 
 const cors = (res: request.Response) =>
   Object.keys(res.headers).filter((h) => h.startsWith("access-control-"));
@@ -15,22 +13,22 @@ describe("the control surface's key", () => {
   it.each([
     ["no Authorization", {}],
     ["a wrong key", { Authorization: "Bearer test-control-key-0123456780" }],
-    ["the key without the scheme", { Authorization: KEY }],
+    ["the key without the scheme", { Authorization: CONTROL_KEY }],
   ])("refuses %s with 401 and changes nothing", async (_what, headers: Record<string, string>) => {
-    const ref = await testReference({ controlKey: KEY });
+    const ref = await controlledReference();
     const res = await request(ref.app).put("/__control/clock").set(headers).send({ advance: "P1D" });
     expectError(res, 401, "unauthorized");
     expect(ref.control.clock().offsetMs).toBe(0);
   });
 
   it("refuses an API token: the key and the API's tokens open different doors", async () => {
-    const ref = await testReference({ controlKey: KEY });
+    const ref = await controlledReference();
     expectError(
       await request(ref.app).post("/__control/reset").set(ref.auth("lumiere-full")),
       401,
       "unauthorized",
     );
-    expectError(await request(ref.app).get("/api/v1/contacts").set(AUTH), 401, "unauthorized");
+    expectError(await request(ref.app).get("/api/v1/contacts").set(CONTROL_AUTH), 401, "unauthorized");
   });
 
   it("is random at each start when not given", async () => {
@@ -43,7 +41,7 @@ describe("the control surface's key", () => {
   it("can be turned off: its paths are then the API's, where the key is no token", async () => {
     const ref = await testReference({ controlKey: null });
     expect(ref.controlKey).toBeNull();
-    expectError(await request(ref.app).get("/__control/").set(AUTH), 401, "unauthorized");
+    expectError(await ctl(ref).get("/"), 401, "unauthorized");
     expectError(await request(ref.app).get("/__control/").set(ref.auth("lumiere-full")), 404, "not_found");
     expect(ref.control.clock().now).toBe("2026-11-20T12:00:00.000Z"); // in process, still there
   });
@@ -60,8 +58,8 @@ describe("cross-site and DNS-rebinding refusals", () => {
   ])(
     "refuses %s with 403, even with the key, and changes nothing",
     async (_what, headers: Record<string, string>) => {
-      const ref = await testReference({ controlKey: KEY });
-      const res = await request(ref.app).post("/__control/reset").set(AUTH).set(headers).send({});
+      const ref = await controlledReference();
+      const res = await request(ref.app).post("/__control/reset").set(CONTROL_AUTH).set(headers).send({});
       expectError(res, 403, "forbidden");
       expect(cors(res)).toEqual([]);
     },
@@ -73,35 +71,32 @@ describe("cross-site and DNS-rebinding refusals", () => {
     ["an IPv6 literal", "[::1]:4010"],
     ["a .localhost name", "app.localhost"],
   ])("accepts Host %s", async (_what, host) => {
-    const ref = await testReference({ controlKey: KEY });
-    const res = await request(ref.app).get("/__control/clock").set(AUTH).set("Host", host);
+    const ref = await controlledReference();
+    const res = await ctl(ref).get("/clock").set("Host", host);
     expect(res.status).toBe(200);
   });
 
   it("accepts a host name the server was told it has", async () => {
-    const ref = await testReference({ controlKey: KEY, allowedHosts: ["devbox.internal"] });
-    expect(
-      (await request(ref.app).get("/__control/clock").set(AUTH).set("Host", "devbox.internal:4010")).status,
-    ).toBe(200);
+    const ref = await controlledReference({ allowedHosts: ["devbox.internal"] });
+    expect((await ctl(ref).get("/clock").set("Host", "devbox.internal:4010")).status).toBe(200);
   });
 
   it("accepts its own origin and a request typed in by the developer (Sec-Fetch-Site: none)", async () => {
-    const ref = await testReference({ controlKey: KEY });
-    const same = await request(ref.app)
-      .get("/__control/clock")
-      .set(AUTH)
+    const ref = await controlledReference();
+    const same = await ctl(ref)
+      .get("/clock")
       .set("Host", "127.0.0.1:4010")
       .set("Origin", "http://127.0.0.1:4010")
       .set("Sec-Fetch-Site", "same-origin");
     expect(same.status).toBe(200);
-    const typed = await request(ref.app).get("/__control/clock").set(AUTH).set("Sec-Fetch-Site", "none");
+    const typed = await ctl(ref).get("/clock").set("Sec-Fetch-Site", "none");
     expect(typed.status).toBe(200);
   });
 
   it("sends no CORS headers, on answers, refusals and pre-flights alike", async () => {
-    const ref = await testReference({ controlKey: KEY });
+    const ref = await controlledReference();
     const answers = [
-      await request(ref.app).get("/__control/").set(AUTH).set("Origin", "http://127.0.0.1"),
+      await ctl(ref).get("/").set("Origin", "http://127.0.0.1"),
       await request(ref.app).get("/__control/").set("Origin", "http://127.0.0.1"),
       await request(ref.app)
         .options("/__control/reset")
@@ -113,17 +108,17 @@ describe("cross-site and DNS-rebinding refusals", () => {
   });
 
   it("refuses a body that is not JSON (what an HTML form could send) with 400", async () => {
-    const ref = await testReference({ controlKey: KEY });
+    const ref = await controlledReference();
     const res = await request(ref.app)
       .put("/__control/clock")
-      .set(AUTH)
+      .set(CONTROL_AUTH)
       .set("Content-Type", "text/plain")
       .send('{"advance":"P1D"}');
     expectError(res, 400, "invalid_request");
     expectError(
       await request(ref.app)
         .put("/__control/clock")
-        .set(AUTH)
+        .set(CONTROL_AUTH)
         .set("Content-Type", "application/json")
         .send("{"),
       400,
@@ -145,7 +140,7 @@ describe("doors", () => {
   ])(
     "answers %s, a path no other door claims, as the API: CORS, the token before the path (spec-gaps #26), then 404",
     async (path) => {
-      const ref = await testReference({ controlKey: KEY });
+      const ref = await controlledReference();
       const res = await request(ref.app).get(path).set("Origin", "https://app.example");
       expectError(res, 401, "unauthorized");
       expect(res.headers["access-control-allow-origin"]).toBe("*");
@@ -174,4 +169,22 @@ describe("doors", () => {
       expect(followed.status).toBe(200);
     },
   );
+});
+
+describe("GET /__control/: what the surface offers", () => {
+  it("lists its operations and the clock, over HTTP as in process", async () => {
+    const ref = await controlledReference();
+    const res = await ctl(ref).get("/");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(ref.control.describe())));
+    const body = res.body as { operations: { method: string; path: string }[]; clock: { now: string } };
+    expect(body.operations.map((o) => `${o.method} ${o.path}`)).toContain("POST /__control/reset");
+    expect(body.clock.now).toBe(ref.clock.now().toISOString());
+  });
+
+  it("answers an unknown operation with 404 in the envelope", async () => {
+    const ref = await controlledReference();
+    expectError(await ctl(ref).get("/nothing"), 404, "not_found");
+    expectError(await ctl(ref).post("/clock", {}), 404, "not_found");
+  });
 });

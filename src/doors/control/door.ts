@@ -5,7 +5,8 @@ import { localOnly, type LocalOnlyOptions } from "../../http/local-only.js";
 import { ApiError } from "../../model/errors.js";
 import type { Sandboxes } from "../../store/sandboxes.js";
 import type { ReferenceState } from "../../store/state.js";
-import { OPERATIONS, SANDBOX_OPERATIONS, SandboxesFull, sandboxOf, sandboxView } from "./control.js";
+import { OPERATIONS } from "./runs.js";
+import { SANDBOX_OPERATIONS, SandboxesFull, sandboxOf, sandboxView } from "./sandbox-runs.js";
 import type { ControlOperation } from "./operations.js";
 import type { ControlDescription } from "./wire.js";
 

@@ -1,18 +1,14 @@
-import type { Server } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createServer } from "../../edge/server.js";
-import { close, listen } from "../../test-support/raw-http.js";
 import { readmeExamples, runExample } from "../../test-support/readme.js";
-import { CONTROL_KEY, referenceWithSandboxes } from "../../test-support/sandboxes.js";
+import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
+import { servePerTest } from "../../test-support/serve.js";
 
 // The README's examples of the reference in process, the control surface and sandboxes, run as
 // written. The Playwright ones (playwright.config.ts, tests/contacts.spec.ts) are run by a real
 // Playwright run in playwright.test.ts, the CI job (ci-job.sh) by src/entry/ci-job.readme.test.ts.
 
-let server: Server | undefined;
-afterEach(async () => {
-  if (server !== undefined) await close(server);
-  server = undefined;
+const serve = servePerTest();
+afterEach(() => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
 });
@@ -34,9 +30,8 @@ describe("the README's examples", () => {
   });
 
   it("control-client: resets, arms and clears a fault, and expires lumiere-expires-tomorrow", async () => {
-    const ref = await referenceWithSandboxes();
-    server = createServer(ref.app);
-    vi.stubEnv("REFERENCE_URL", `http://127.0.0.1:${await listen(server)}`);
+    const ref = await controlledReference();
+    vi.stubEnv("REFERENCE_URL", `http://127.0.0.1:${await serve(ref.app)}`);
     vi.stubEnv("REFERENCE_CONTROL_KEY", CONTROL_KEY);
     ref.control.setClock({ advance: "P9D" }); // what the reset puts back
     await runExample("control-client");

@@ -4,30 +4,14 @@ import { join } from "node:path";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
-import {
-  CONTROL_AUTH,
-  createSandbox,
-  referenceWithSandboxes,
-  snapshotOf,
-} from "../../test-support/sandboxes.js";
+import { controlledReference, ctl } from "../../test-support/control.js";
+import { seedContact } from "../../test-support/records.js";
+import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 
 // POST /__control/records: seeding in bulk, in the fixtures' format, checked by the fixtures' rules,
 // all or nothing; on the default state and on a sandbox.
 
-const post = (ref: TestReference, body: object, under = "") =>
-  request(ref.app).post(`/__control${under}/records`).set(CONTROL_AUTH).send(body);
-
-const contact = (organizationId: string, fields: object = {}) => ({
-  organizationId,
-  type: "BOTH",
-  name: "Seeded contact",
-  email: null,
-  phone: null,
-  address: null,
-  taxNumberTPS: null,
-  taxNumberTVQ: null,
-  ...fields,
-});
+const post = (ref: TestReference, body: object, under = "") => ctl(ref).post(`${under}/records`, body);
 
 const invoice = (organizationId: string, contactId: string, fields: object = {}) => ({
   organizationId,
@@ -45,14 +29,18 @@ const invoice = (organizationId: string, contactId: string, fields: object = {})
   ...fields,
 });
 
+/** The id of an organization's newest client. */
+const firstClient = (ref: TestReference, organizationId: string): string =>
+  ref.store.listContacts(organizationId, { limit: 1, type: "CLIENT" })[0]?.id ?? "";
+
 const list = async (ref: TestReference, path: string, auth: { Authorization: string }) =>
   expectData(await request(ref.app).get(`${path}?limit=200`).set(auth), 200) as Record<string, unknown>[];
 
 describe("POST /__control/records", () => {
   it("adds contacts, products, accounts, invoices and expenses at once, referring to each other", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const res = await post(ref, {
-      contacts: [contact("org_lumiere", { id: "con_seeded1", name: "Seeded client" })],
+      contacts: [seedContact("org_lumiere", { id: "con_seeded1", name: "Seeded client" })],
       products: [
         {
           organizationId: "org_lumiere",
@@ -108,9 +96,9 @@ describe("POST /__control/records", () => {
   });
 
   it("adds a thousand contacts in one call, past the API's 100 a minute", async () => {
-    const ref = await referenceWithSandboxes({ rateLimit: { limit: 100, windowMs: 60_000 } });
+    const ref = await controlledReference({ rateLimit: { limit: 100, windowMs: 60_000 } });
     const contacts = Array.from({ length: 1000 }, (_, i) =>
-      contact("org_boreal", {
+      seedContact("org_boreal", {
         name: `Bulk ${i}`,
         createdAt: new Date(Date.UTC(2026, 10, 19, 0, 0, i)).toISOString(),
       }),
@@ -123,7 +111,7 @@ describe("POST /__control/records", () => {
   });
 
   it("refers to the state's own records: a fixture contact for an invoice", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const client = ref.store.listContacts("org_lumiere", { limit: 200, type: "CLIENT" })[0];
     expect((await post(ref, { invoices: [invoice("org_lumiere", client?.id ?? "")] })).status).toBe(201);
   });
@@ -150,13 +138,7 @@ describe("POST /__control/records", () => {
     [
       "a wrong tps",
       (ref: TestReference) => ({
-        invoices: [
-          invoice(
-            "org_lumiere",
-            ref.store.listContacts("org_lumiere", { limit: 1, type: "CLIENT" })[0]?.id ?? "",
-            { tps: "49.0000" },
-          ),
-        ],
+        invoices: [invoice("org_lumiere", firstClient(ref, "org_lumiere"), { tps: "49.0000" })],
       }),
       "invoices.0.tps",
       "expected 50.0000 (5 % of taxable 1000.0000), found 49.0000",
@@ -164,19 +146,14 @@ describe("POST /__control/records", () => {
     [
       "a contact of another organization",
       (ref: TestReference) => ({
-        invoices: [
-          invoice(
-            "org_lumiere",
-            ref.store.listContacts("org_boreal", { limit: 1, type: "CLIENT" })[0]?.id ?? "",
-          ),
-        ],
+        invoices: [invoice("org_lumiere", firstClient(ref, "org_boreal"))],
       }),
       "invoices.0.contactId",
       'belongs to organization "org_boreal"',
     ],
     [
       "an unknown organization",
-      () => ({ contacts: [contact("org_nowhere")] }),
+      () => ({ contacts: [seedContact("org_nowhere")] }),
       "contacts.0.organizationId",
       "not in the state's organizations",
     ],
@@ -190,13 +167,9 @@ describe("POST /__control/records", () => {
       "a date that is not midnight",
       (ref: TestReference) => ({
         invoices: [
-          invoice(
-            "org_lumiere",
-            ref.store.listContacts("org_lumiere", { limit: 1, type: "CLIENT" })[0]?.id ?? "",
-            {
-              date: "2026-11-01T10:00:00.000Z",
-            },
-          ),
+          invoice("org_lumiere", firstClient(ref, "org_lumiere"), {
+            date: "2026-11-01T10:00:00.000Z",
+          }),
         ],
       }),
       "invoices.0.date",
@@ -206,7 +179,7 @@ describe("POST /__control/records", () => {
       "an id the state already has",
       (ref: TestReference) => ({
         contacts: [
-          contact("org_lumiere", { id: ref.store.listContacts("org_lumiere", { limit: 1 })[0]?.id }),
+          seedContact("org_lumiere", { id: ref.store.listContacts("org_lumiere", { limit: 1 })[0]?.id }),
         ],
       }),
       "contacts.0.id",
@@ -215,13 +188,13 @@ describe("POST /__control/records", () => {
   ])(
     "refuses %s with 400 naming the record's field, and adds nothing of the call",
     async (_why, body, field, says) => {
-      const ref = await referenceWithSandboxes();
+      const ref = await controlledReference();
       const before = snapshotOf(ref.state).records;
       // A valid record first: all or nothing.
       const payload = body(ref) as Record<string, unknown[]>;
       const withValid = {
         ...payload,
-        contacts: [contact("org_lumiere", { name: "Valid one" }), ...(payload.contacts ?? [])],
+        contacts: [seedContact("org_lumiere", { name: "Valid one" }), ...(payload.contacts ?? [])],
       };
       const res = await post(ref, withValid);
       const details = expectInvalid(res, field.replace(/^contacts\.0/, "contacts.1"));
@@ -233,7 +206,7 @@ describe("POST /__control/records", () => {
   it.each([
     [{}, "contacts"],
     [{ contacts: [{ organizationId: "org_lumiere", type: "CLIENT", name: "x" }] }, "contacts.0.email"],
-    [{ contacts: [contact("org_lumiere", { emial: "a@b.c" })] }, "contacts.0.emial"],
+    [{ contacts: [seedContact("org_lumiere", { emial: "a@b.c" })] }, "contacts.0.emial"],
     [
       {
         products: [
@@ -252,35 +225,35 @@ describe("POST /__control/records", () => {
     ],
     [{ organizations: [] }, "organizations"],
   ])("refuses %j with 400 naming %s", async (body, field) => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     expectInvalid(await post(ref, body), field);
   });
 
   it("refuses more than 10 000 records a call", async () => {
-    const ref = await referenceWithSandboxes();
-    const contacts = Array.from({ length: 10_001 }, () => contact("org_lumiere"));
+    const ref = await controlledReference();
+    const contacts = Array.from({ length: 10_001 }, () => seedContact("org_lumiere"));
     expectInvalid(await post(ref, { contacts }), "contacts");
   });
 
   it("on a sandbox, takes the sandbox's organization ids and adds to it alone", async () => {
-    const ref = await referenceWithSandboxes();
+    const ref = await controlledReference();
     const a = await createSandbox(ref);
     const before = snapshotOf(ref.state).records;
     expectError(
-      await post(ref, { contacts: [contact("org_lumiere")] }, `/sandboxes/${a.id}`),
+      await post(ref, { contacts: [seedContact("org_lumiere")] }, `/sandboxes/${a.id}`),
       400,
       "invalid_request",
     );
     const res = await post(
       ref,
-      { contacts: [contact(a.organizations.org_lumiere ?? "", { name: "In A" })] },
+      { contacts: [seedContact(a.organizations.org_lumiere ?? "", { name: "In A" })] },
       `/sandboxes/${a.id}`,
     );
     expect(res.status).toBe(201);
     expect((await list(ref, "/api/v1/contacts", a.auth("lumiere-full")))[0]).toMatchObject({ name: "In A" });
     expect(snapshotOf(ref.state).records).toBe(before);
     // A reset of the sandbox drops them, as any record made since its creation.
-    await request(ref.app).post(`/__control/sandboxes/${a.id}/reset`).set(CONTROL_AUTH).send({});
+    await ctl(ref).post(`/sandboxes/${a.id}/reset`, {});
     expect((await list(ref, "/api/v1/contacts", a.auth("lumiere-full"))).map((c) => c.name)).not.toContain(
       "In A",
     );
@@ -289,10 +262,12 @@ describe("POST /__control/records", () => {
   it("keeps what it added with --data, as a creation through the API", async () => {
     const dir = await mkdtemp(join(tmpdir(), "acct-records-"));
     try {
-      const ref = await referenceWithSandboxes({ dataDir: dir });
-      expect((await post(ref, { contacts: [contact("org_lumiere", { id: "con_kept1" })] })).status).toBe(201);
+      const ref = await controlledReference({ dataDir: dir });
+      expect((await post(ref, { contacts: [seedContact("org_lumiere", { id: "con_kept1" })] })).status).toBe(
+        201,
+      );
       await ref.close();
-      const again = await referenceWithSandboxes({ dataDir: dir });
+      const again = await controlledReference({ dataDir: dir });
       expect(again.store.contact("org_lumiere", "con_kept1")?.name).toBe("Seeded contact");
       await again.close();
     } finally {

@@ -2,13 +2,9 @@ import fc from "fast-check";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { checkProperty, type TestReference } from "../../test-support/reference.js";
-import {
-  CONTROL_AUTH,
-  createSandbox,
-  referenceWithSandboxes,
-  snapshotOf,
-  type TestSandbox,
-} from "../../test-support/sandboxes.js";
+import { controlledReference, ctl } from "../../test-support/control.js";
+import { createSandbox, defaultState, snapshotOf, type TestSandbox } from "../../test-support/sandboxes.js";
+import { seedContact } from "../../test-support/records.js";
 
 // A model-based property (fast-check commands, fixed seed printed on failure, FC_SEED to explore):
 // random operations through the API and the control surface, each aimed at one of N sandboxes or the
@@ -34,8 +30,6 @@ interface Real {
   worlds: TestSandbox[];
 }
 
-const under = (w: TestSandbox) => (w.id === "" ? "/__control" : `/__control/sandboxes/${w.id}`);
-
 /** Runs `act` on world `i`, then checks that no other world changed at all. */
 async function onlyIn(real: Real, i: number, act: (w: TestSandbox) => Promise<void>): Promise<void> {
   const others = real.worlds.filter((_, j) => j !== i);
@@ -47,207 +41,159 @@ async function onlyIn(real: Real, i: number, act: (w: TestSandbox) => Promise<vo
 const countOf = (w: TestSandbox, org: (typeof ORGS)[number]) =>
   w.state().store.countContacts(w.organizations[org] ?? "");
 
-class CreateContact implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly i: number,
-    readonly org: (typeof ORGS)[number],
-  ) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    const world = model[this.i] as World;
-    await onlyIn(real, this.i, async (w) => {
-      const res = await request(real.ref.app)
-        .post("/api/v1/contacts")
-        .set(w.auth(LABEL[this.org]))
-        .send({ type: "CLIENT", name: `w${this.i}` });
-      expect(res.status).toBe(201);
-    });
-    world.created[this.org] += 1;
-    const w = real.worlds[this.i] as TestSandbox;
-    expect(countOf(w, this.org)).toBe(world.fixtureContacts[this.org] + world.created[this.org]);
-  }
-  toString = () => `CreateContact(${this.i}, ${this.org})`;
+/**
+ * A command on world `i`: one request there (through the API, or the world's own control surface),
+ * answered with the status the model expects while no other world changes; then the model keeps
+ * what it did (`after`), and the world is held to the model.
+ */
+function command(
+  name: string,
+  i: number,
+  send: (ref: TestReference, w: TestSandbox) => request.Test,
+  status: (world: World) => number,
+  after: (world: World, w: TestSandbox) => void,
+): fc.AsyncCommand<Model, Real> {
+  return {
+    check: () => true,
+    async run(model, real) {
+      const world = model[i] as World;
+      await onlyIn(real, i, async (w) => {
+        expect((await send(real.ref, w)).status).toBe(status(world));
+      });
+      after(world, real.worlds[i] as TestSandbox);
+    },
+    toString: () => name,
+  };
 }
 
-class CreateProduct implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly i: number,
-    readonly sku: string,
-  ) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    const world = model[this.i] as World;
-    let status = 0;
-    await onlyIn(real, this.i, async (w) => {
-      const res = await request(real.ref.app)
+const createContact = (i: number, org: (typeof ORGS)[number]) =>
+  command(
+    `CreateContact(${i}, ${org})`,
+    i,
+    (ref, w) =>
+      request(ref.app)
+        .post("/api/v1/contacts")
+        .set(w.auth(LABEL[org]))
+        .send({ type: "CLIENT", name: `w${i}` }),
+    () => 201,
+    (world, w) => {
+      world.created[org] += 1;
+      expect(countOf(w, org)).toBe(world.fixtureContacts[org] + world.created[org]);
+    },
+  );
+
+// A sku is unique within one organization of one world: the same sku elsewhere is free.
+const createProduct = (i: number, sku: string) =>
+  command(
+    `CreateProduct(${i}, ${sku})`,
+    i,
+    (ref, w) =>
+      request(ref.app)
         .post("/api/v1/products")
         .set(w.auth("lumiere-full"))
-        .send({ sku: this.sku, name: "p", unitPrice: 1 });
-      status = res.status;
-    });
-    // A sku is unique within one organization of one world: the same sku elsewhere is free.
-    expect(status).toBe(world.skus.has(this.sku) ? 400 : 201);
-    world.skus.add(this.sku);
-  }
-  toString = () => `CreateProduct(${this.i}, ${this.sku})`;
-}
+        .send({ sku, name: "p", unitPrice: 1 }),
+    (world) => (world.skus.has(sku) ? 400 : 201),
+    (world) => {
+      world.skus.add(sku);
+    },
+  );
 
-class Reset implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly i: number) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    const world = model[this.i] as World;
-    await onlyIn(real, this.i, async (w) => {
-      expect(
-        (
-          await request(real.ref.app)
-            .post(`${under(w)}/reset`)
-            .set(CONTROL_AUTH)
-            .send({})
-        ).status,
-      ).toBe(200);
-    });
-    world.created = { org_lumiere: 0, org_boreal: 0 };
-    world.skus = new Set();
-    world.faults = 0;
-    world.clockMs = world.startMs;
-    const w = real.worlds[this.i] as TestSandbox;
-    for (const org of ORGS) expect(countOf(w, org)).toBe(world.fixtureContacts[org]);
-    expect(w.state().clock.now().getTime()).toBe(world.startMs);
-  }
-  toString = () => `Reset(${this.i})`;
-}
+const reset = (i: number) =>
+  command(
+    `Reset(${i})`,
+    i,
+    (ref, w) => ctl(ref, w.id).post("/reset", {}),
+    () => 200,
+    (world, w) => {
+      world.created = { org_lumiere: 0, org_boreal: 0 };
+      world.skus = new Set();
+      world.faults = 0;
+      world.clockMs = world.startMs;
+      for (const org of ORGS) expect(countOf(w, org)).toBe(world.fixtureContacts[org]);
+      expect(w.state().clock.now().getTime()).toBe(world.startMs);
+    },
+  );
 
-class AdvanceClock implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly i: number,
-    readonly seconds: number,
-  ) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    const world = model[this.i] as World;
-    await onlyIn(real, this.i, async (w) => {
-      const res = await request(real.ref.app)
-        .put(`${under(w)}/clock`)
-        .set(CONTROL_AUTH)
-        .send({ advance: `PT${this.seconds}S` });
-      expect(res.status).toBe(200);
-    });
-    world.clockMs += this.seconds * 1000;
-    expect((real.worlds[this.i] as TestSandbox).state().clock.now().getTime()).toBe(world.clockMs);
-  }
-  toString = () => `AdvanceClock(${this.i}, ${this.seconds}s)`;
-}
+const advanceClock = (i: number, seconds: number) =>
+  command(
+    `AdvanceClock(${i}, ${seconds}s)`,
+    i,
+    (ref, w) => ctl(ref, w.id).put("/clock", { advance: `PT${seconds}S` }),
+    () => 200,
+    (world, w) => {
+      world.clockMs += seconds * 1000;
+      expect(w.state().clock.now().getTime()).toBe(world.clockMs);
+    },
+  );
 
-class AddFault implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly i: number,
-    readonly times: number,
-  ) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    await onlyIn(real, this.i, async (w) => {
-      const res = await request(real.ref.app)
-        .post(`${under(w)}/faults`)
-        .set(CONTROL_AUTH)
-        .send({ method: "GET", path: "/api/v1/invoices", status: 500, times: this.times });
-      expect(res.status).toBe(201);
-    });
-    (model[this.i] as World).faults += this.times;
-  }
-  toString = () => `AddFault(${this.i}, ×${this.times})`;
-}
+const addFault = (i: number, times: number) =>
+  command(
+    `AddFault(${i}, ×${times})`,
+    i,
+    (ref, w) =>
+      ctl(ref, w.id).post("/faults", { method: "GET", path: "/api/v1/invoices", status: 500, times }),
+    () => 201,
+    (world) => {
+      world.faults += times;
+    },
+  );
 
-class ReadInvoices implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly i: number) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    const world = model[this.i] as World;
-    let status = 0;
-    await onlyIn(real, this.i, async (w) => {
-      status = (await request(real.ref.app).get("/api/v1/invoices").set(w.auth("boreal-full"))).status;
-    });
-    expect(status).toBe(world.faults > 0 ? 500 : 200);
-    if (world.faults > 0) world.faults -= 1;
-  }
-  toString = () => `ReadInvoices(${this.i})`;
-}
+const readInvoices = (i: number) =>
+  command(
+    `ReadInvoices(${i})`,
+    i,
+    (ref, w) => request(ref.app).get("/api/v1/invoices").set(w.auth("boreal-full")),
+    (world) => (world.faults > 0 ? 500 : 200),
+    (world) => {
+      if (world.faults > 0) world.faults -= 1;
+    },
+  );
 
-class SeedContacts implements fc.AsyncCommand<Model, Real> {
-  constructor(
-    readonly i: number,
-    readonly n: number,
-  ) {}
-  check = () => true;
-  async run(model: Model, real: Real) {
-    await onlyIn(real, this.i, async (w) => {
-      const contacts = Array.from({ length: this.n }, () => ({
-        organizationId: w.organizations.org_boreal,
-        type: "SUPPLIER",
-        name: "seeded",
-        email: null,
-        phone: null,
-        address: null,
-        taxNumberTPS: null,
-        taxNumberTVQ: null,
-      }));
-      expect(
-        (
-          await request(real.ref.app)
-            .post(`${under(w)}/records`)
-            .set(CONTROL_AUTH)
-            .send({ contacts })
-        ).status,
-      ).toBe(201);
-    });
-    (model[this.i] as World).created.org_boreal += this.n;
-  }
-  toString = () => `SeedContacts(${this.i}, ${this.n})`;
-}
+const seedContacts = (i: number, n: number) =>
+  command(
+    `SeedContacts(${i}, ${n})`,
+    i,
+    (ref, w) =>
+      ctl(ref, w.id).post("/records", {
+        contacts: Array.from({ length: n }, () =>
+          seedContact(w.organizations.org_boreal ?? "", { type: "SUPPLIER", name: "seeded" }),
+        ),
+      }),
+    () => 201,
+    (world) => {
+      world.created.org_boreal += n;
+    },
+  );
 
-class ClearJournal implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly i: number) {}
-  check = () => true;
-  async run(_model: Model, real: Real) {
-    await onlyIn(real, this.i, async (w) => {
-      expect(
-        (
-          await request(real.ref.app)
-            .delete(`${under(w)}/journal`)
-            .set(CONTROL_AUTH)
-        ).status,
-      ).toBe(200);
-    });
-    expect((real.worlds[this.i] as TestSandbox).state().journal.size).toBe(0);
-  }
-  toString = () => `ClearJournal(${this.i})`;
-}
+const clearJournal = (i: number) =>
+  command(
+    `ClearJournal(${i})`,
+    i,
+    (ref, w) => ctl(ref, w.id).delete("/journal"),
+    () => 200,
+    (_world, w) => {
+      expect(w.state().journal.size).toBe(0);
+    },
+  );
 
 const world = fc.integer({ min: 0, max: WORLDS - 1 });
 const commands = [
-  fc.tuple(world, fc.constantFrom(...ORGS)).map(([i, org]) => new CreateContact(i, org)),
-  fc.tuple(world, fc.constantFrom("A", "B", "C")).map(([i, sku]) => new CreateProduct(i, sku)),
-  world.map((i) => new Reset(i)),
-  fc.tuple(world, fc.integer({ min: 1, max: 200_000 })).map(([i, s]) => new AdvanceClock(i, s)),
-  fc.tuple(world, fc.integer({ min: 1, max: 3 })).map(([i, n]) => new AddFault(i, n)),
-  world.map((i) => new ReadInvoices(i)),
-  fc.tuple(world, fc.integer({ min: 1, max: 5 })).map(([i, n]) => new SeedContacts(i, n)),
-  world.map((i) => new ClearJournal(i)),
+  fc.tuple(world, fc.constantFrom(...ORGS)).map(([i, org]) => createContact(i, org)),
+  fc.tuple(world, fc.constantFrom("A", "B", "C")).map(([i, sku]) => createProduct(i, sku)),
+  world.map((i) => reset(i)),
+  fc.tuple(world, fc.integer({ min: 1, max: 200_000 })).map(([i, s]) => advanceClock(i, s)),
+  fc.tuple(world, fc.integer({ min: 1, max: 3 })).map(([i, n]) => addFault(i, n)),
+  world.map((i) => readInvoices(i)),
+  fc.tuple(world, fc.integer({ min: 1, max: 5 })).map(([i, n]) => seedContacts(i, n)),
+  world.map((i) => clearJournal(i)),
 ];
 
 describe("sandboxes never see each other", () => {
   it("random operations in N sandboxes and the default state change nothing another holds", async () => {
     await checkProperty(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), async (cmds) => {
-        const ref = await referenceWithSandboxes();
-        const main: TestSandbox = {
-          id: "",
-          tokens: {},
-          organizations: { org_lumiere: "org_lumiere", org_boreal: "org_boreal" },
-          auth: (label) => ref.auth(label),
-          state: () => ref.state,
-        };
-        const worlds = [main];
+        const ref = await controlledReference();
+        const worlds = [defaultState(ref)];
         for (let i = 1; i < WORLDS; i++) worlds.push(await createSandbox(ref));
         const model: Model = worlds.map((w) => ({
           created: { org_lumiere: 0, org_boreal: 0 },

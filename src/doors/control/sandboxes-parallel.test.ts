@@ -1,9 +1,9 @@
-import type { Server } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
-import { createServer } from "../../edge/server.js";
-import { close, listen } from "../../test-support/raw-http.js";
-import { CONTROL_KEY, referenceWithSandboxes, snapshotOf } from "../../test-support/sandboxes.js";
+import { describe, expect, it } from "vitest";
+import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
+import { snapshotOf } from "../../test-support/sandboxes.js";
 import { ControlClient, ControlError, type SandboxClient } from "./client.js";
+import { servePerTest } from "../../test-support/serve.js";
+import { seedContact } from "../../test-support/records.js";
 
 // 20 sandboxes driven at once from 20 separate clients against one listening reference, as 20 test
 // workers would, every step awaited so that their requests interleave: no client sees what another
@@ -12,17 +12,12 @@ import { ControlClient, ControlError, type SandboxClient } from "./client.js";
 const WORKERS = 20;
 const CONTACTS = 5;
 
-let server: Server | undefined;
-afterEach(async () => {
-  if (server !== undefined) await close(server);
-  server = undefined;
-});
+const serve = servePerTest();
 
 describe("20 sandboxes in parallel", () => {
   it("each client sees its own records, clock, faults and journal, and nothing of the others'", async () => {
-    const ref = await referenceWithSandboxes();
-    server = createServer(ref.app);
-    const baseUrl = `http://127.0.0.1:${await listen(server)}`;
+    const ref = await controlledReference();
+    const baseUrl = `http://127.0.0.1:${await serve(ref.app)}`;
     const defaultBefore = snapshotOf(ref.state);
 
     const run = async (worker: number) => {
@@ -60,18 +55,7 @@ describe("20 sandboxes in parallel", () => {
       expect(late).toBe(new Date(Date.parse(start) + (worker + 1) * 3_600_000).toISOString());
       // Seeded in bulk, and waited for.
       await sandbox.addRecords({
-        contacts: [
-          {
-            organizationId: sandbox.organizations.org_lumiere ?? "",
-            type: "BOTH",
-            name: `worker ${worker} seeded`,
-            email: null,
-            phone: null,
-            address: null,
-            taxNumberTPS: null,
-            taxNumberTVQ: null,
-          },
-        ],
+        contacts: [seedContact(sandbox.organizations.org_lumiere ?? "", { name: `worker ${worker} seeded` })],
       });
       const waited = sandbox.waitForRequest({ method: "GET", path: "/api/v1/invoices", timeoutMs: 10_000 });
       await api("/api/v1/invoices?status=PAID");

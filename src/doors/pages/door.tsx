@@ -4,7 +4,7 @@ import cookieParser from "cookie-parser";
 import { doubleCsrf } from "csrf-csrf";
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { TokenError } from "../../store/tokens.js";
+import { TokenError } from "../../store/token-rules.js";
 import type { Organization } from "../../model/records.js";
 import { ApiError } from "../../model/errors.js";
 import type { LocalOnlyOptions } from "../../http/local-only.js";
@@ -27,13 +27,13 @@ import {
   CREATED_PATH,
   CreatedTokenPage,
   NEW_TOKEN_PATH,
-  NewTokenPage,
   ORGANIZATION_PATH,
   RevokePage,
   TOKENS_PATH,
   TokenListPage,
   revokePath,
 } from "./token-pages.js";
+import { NewTokenPage } from "./new-token-page.js";
 
 export interface PagesDoorOptions extends LocalOnlyOptions {
   log: (line: string) => void;

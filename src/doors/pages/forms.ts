@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { creationProblems } from "../../store/tokens.js";
+import { creationProblems } from "../../store/token-rules.js";
 import { SCOPES, type Scope } from "../../model/records.js";
 
 /**

@@ -1,10 +1,11 @@
 import type { TokenView } from "../../store/tokens.js";
 import { planHasApiAccess, SCOPES, type Organization } from "../../model/records.js";
-import type { FieldErrors, NewTokenField, NewTokenValues } from "./forms.js";
-import { CsrfField, Layout, sentence, Time, type PageContext } from "./layout.js";
-import { SCOPE_GROUPS, scopeInputId } from "./scopes.js";
+import { CsrfField, Layout, Time, type PageContext } from "./layout.js";
 
-/** The pages of §5.2, §5.3, §5.5 and §5.7: the list and usage view, the new-token form, the token shown once, the revoke confirmation. */
+/**
+ * The pages of §5.2, §5.5 and §5.7: the list and usage view, the token shown once, the revoke
+ * confirmation. The new-token form of §5.3 is in new-token-page.tsx.
+ */
 
 export const TOKENS_PATH = "/settings/api-tokens";
 export const NEW_TOKEN_PATH = `${TOKENS_PATH}/new`;
@@ -177,145 +178,6 @@ export function TokenListPage(props: { context: PageContext; model: TokenListMod
   );
 }
 
-const FIELD_ORDER: readonly NewTokenField[] = ["name", "scopes", "expiresOn"];
-/** Where an error summary's link takes the keyboard: the field, or the first scope checkbox. */
-const FIELD_TARGET: Record<NewTokenField, string> = {
-  name: "name",
-  scopes: scopeInputId("contacts:read"),
-  expiresOn: "expiresOn",
-};
-
-const describedBy = (...ids: (string | false)[]): string => ids.filter((id) => id !== false).join(" ");
-
-function ErrorSummary({ errors }: { errors: FieldErrors }) {
-  const fields = FIELD_ORDER.filter((f) => errors[f] !== undefined);
-  if (fields.length === 0) return null;
-  return (
-    <div class="error-summary" role="alert" aria-labelledby="error-summary-title" tabindex={-1}>
-      <h2 id="error-summary-title">The token was not created</h2>
-      <ul>
-        {fields.map((f) => (
-          <li>
-            <a href={`#${FIELD_TARGET[f]}`}>{errors[f]}</a>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  return message === undefined ? null : (
-    <p id={id} class="field-error">
-      {message}
-    </p>
-  );
-}
-
-export function NewTokenPage(props: {
-  context: PageContext;
-  organization: Organization;
-  values: NewTokenValues;
-  errors: FieldErrors;
-  earliestExpiry: string;
-}) {
-  const { context, organization, values, errors, earliestExpiry } = props;
-  return (
-    <Layout title="New API token" context={context} section="tokens">
-      <h1>New API token</h1>
-      <p>{`${sentence(`For ${organization.name}`)} The token is shown once, right after it is created.`}</p>
-      <ErrorSummary errors={errors} />
-      <form method="post" action={TOKENS_PATH} class="token-form">
-        <CsrfField token={context.csrfToken} />
-        <div class={errors.name === undefined ? "field" : "field invalid"}>
-          <label for="name">Name</label>
-          <p id="name-hint" class="hint">
-            What the token is for, e.g. “Invoice export”. Up to 100 characters.
-          </p>
-          <FieldError id="name-error" message={errors.name} />
-          <input
-            id="name"
-            name="name"
-            type="text"
-            required
-            autocomplete="off"
-            spellcheck={false}
-            value={values.name}
-            aria-describedby={describedBy("name-hint", errors.name !== undefined && "name-error")}
-            aria-invalid={errors.name === undefined ? undefined : "true"}
-          />
-        </div>
-        <fieldset
-          class={errors.scopes === undefined ? "field scopes" : "field scopes invalid"}
-          aria-describedby={describedBy("scopes-hint", errors.scopes !== undefined && "scopes-error")}
-        >
-          <legend>Scopes</legend>
-          <p id="scopes-hint" class="hint">
-            Tick what the token may do, and no more than the integration needs.
-          </p>
-          <FieldError id="scopes-error" message={errors.scopes} />
-          <div class="scope-groups">
-            {SCOPE_GROUPS.map((group) => (
-              <fieldset class="scope-group">
-                <legend>{group.resource}</legend>
-                {group.scopes.map(({ scope, permission, comingSoon }) => {
-                  const id = scopeInputId(scope);
-                  return (
-                    <div class="checkbox">
-                      <input
-                        type="checkbox"
-                        id={id}
-                        name="scopes"
-                        value={scope}
-                        checked={values.scopes.includes(scope)}
-                        aria-describedby={`${id}-hint`}
-                      />
-                      <label for={id}>
-                        <code>{scope}</code>
-                      </label>
-                      <span id={`${id}-hint`} class="hint">
-                        {permission}
-                        {comingSoon ? <span class="badge">coming soon</span> : null}
-                      </span>
-                    </div>
-                  );
-                })}
-              </fieldset>
-            ))}
-          </div>
-        </fieldset>
-        <div class={errors.expiresOn === undefined ? "field" : "field invalid"}>
-          <label for="expiresOn">
-            Expiry date <span class="optional">(optional)</span>
-          </label>
-          <p id="expiresOn-hint" class="hint">
-            {`The token is Expired from 00:00 UTC on this date; leave it empty for a token that does not expire. The earliest date is ${earliestExpiry}.`}
-          </p>
-          <FieldError id="expiresOn-error" message={errors.expiresOn} />
-          <input
-            id="expiresOn"
-            name="expiresOn"
-            type="date"
-            min={earliestExpiry}
-            value={values.expiresOn}
-            aria-describedby={describedBy(
-              "expiresOn-hint",
-              errors.expiresOn !== undefined && "expiresOn-error",
-            )}
-            aria-invalid={errors.expiresOn === undefined ? undefined : "true"}
-          />
-        </div>
-        <div class="actions">
-          <button type="submit" class="primary">
-            Create token
-          </button>
-          <a href={TOKENS_PATH}>Cancel</a>
-        </div>
-      </form>
-    </Layout>
-  );
-}
-
 function TokenFacts({ token, organization }: { token: TokenView; organization: Organization }) {
   return (
     <dl class="facts">
@@ -334,6 +196,16 @@ function TokenFacts({ token, organization }: { token: TokenView; organization: O
         <Status status={token.status} />
       </dd>
     </dl>
+  );
+}
+
+function BackToTokens() {
+  return (
+    <p>
+      <a class="button" href={TOKENS_PATH}>
+        Back to API tokens
+      </a>
+    </p>
   );
 }
 
@@ -364,11 +236,7 @@ export function CreatedTokenPage(props: {
         <p id="copy-status" class="copy-status" role="status" />
       </section>
       <TokenFacts token={token} organization={organization} />
-      <p>
-        <a class="button" href={TOKENS_PATH}>
-          Back to API tokens
-        </a>
-      </p>
+      <BackToTokens />
     </Layout>
   );
 }
@@ -398,11 +266,7 @@ export function RevokePage(props: { context: PageContext; organization: Organiza
           <a href={TOKENS_PATH}>Cancel</a>
         </form>
       ) : (
-        <p>
-          <a class="button" href={TOKENS_PATH}>
-            Back to API tokens
-          </a>
-        </p>
+        <BackToTokens />
       )}
     </Layout>
   );

@@ -14,8 +14,10 @@ import {
   type TestReference,
   type TestReferenceOptions,
 } from "../../test-support/reference.js";
-import { DataDir, fixturesDigest, type StateSource } from "./data-dir.js";
+import { DataDir, type StateSource } from "./data-dir.js";
+import { fixturesDigest } from "./files.js";
 import type { Change } from "./format.js";
+import { storedContact } from "../../test-support/records.js";
 
 let root: string;
 let dir: string;
@@ -228,19 +230,7 @@ describe("--data: a restart serves the same state", () => {
     for (let n = 0; n < count; n += 1) {
       ref.store.add({
         type: "contact",
-        data: {
-          id: `con_bulk${n}`,
-          organizationId: "org_boreal",
-          type: "CLIENT",
-          name: `Bulk ${n}`,
-          email: null,
-          phone: null,
-          address: null,
-          taxNumberTPS: null,
-          taxNumberTVQ: null,
-          createdAt: at,
-          updatedAt: at,
-        },
+        data: storedContact({ id: `con_bulk${n}`, organizationId: "org_boreal", name: `Bulk ${n}`, at }),
       });
     }
     await ref.state.durable();
@@ -310,7 +300,8 @@ describe("DataDir", () => {
     data: { id: `org_${n}`, name: "x", plan: "BUSINESS" },
   });
 
-  it("writes the changes recorded while a write is under way together, with one fsync", async () => {
+  /** A data directory started over an empty state, closed once `run` is done. */
+  async function started(run: (dataDir: DataDir) => Promise<void>): Promise<void> {
     const { dataDir, loaded } = await DataDir.open({
       dir,
       tokenPrefix: "acct",
@@ -318,29 +309,27 @@ describe("DataDir", () => {
     });
     try {
       await dataDir.start(source(), loaded, 0);
+      await run(dataDir);
+    } finally {
+      await dataDir.close();
+    }
+  }
+
+  it("writes the changes recorded while a write is under way together, with one fsync", async () => {
+    await started(async (dataDir) => {
       dataDir.record(org(0));
       const first = dataDir.durable();
       for (let n = 1; n <= 100; n += 1) dataDir.record(org(n));
       const waits = Array.from({ length: 100 }, () => dataDir.durable());
       await Promise.all([first, ...waits]);
       expect(dataDir.stats).toMatchObject({ changes: 101, writes: 2 });
-    } finally {
-      await dataDir.close();
-    }
+    });
   });
 
   it("resolves durable() at once when nothing is pending", async () => {
-    const { dataDir, loaded } = await DataDir.open({
-      dir,
-      tokenPrefix: "acct",
-      fixturesDir: defaultFixturesDir(),
-    });
-    try {
-      await dataDir.start(source(), loaded, 0);
+    await started(async (dataDir) => {
       await dataDir.durable();
       expect(dataDir.stats.writes).toBe(0);
-    } finally {
-      await dataDir.close();
-    }
+    });
   });
 });

@@ -22,6 +22,13 @@ describe("the clock: GET, PUT and DELETE /__control/clock", () => {
     expect(created.createdAt).toBe("2027-01-01T00:00:00.000Z");
   });
 
+  it("set to an instant, it is the API's Date header too, so a client's clock skew agrees with createdAt", async () => {
+    const ref = await controlledReference();
+    await ctl(ref).put("/clock", { now: "2027-01-01T00:00:00Z", frozen: true });
+    const res = await api(ref, "lumiere-full", "/api/v1/contacts?limit=1");
+    expect(res.headers["date"]).toBe("Fri, 01 Jan 2027 00:00:00 GMT");
+  });
+
   it("moved past a token's expiry, makes the token Expired and the API answer 401 (§3)", async () => {
     const ref = await controlledReference();
     const expiring = ref.tokens.get(ref.tokenId("lumiere-expiring"));

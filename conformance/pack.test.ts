@@ -244,6 +244,39 @@ describe("the packed kit", () => {
       await expect(fetch(`${line.trim()}/api/v1/contacts`)).rejects.toThrow();
     },
   );
+
+  it(
+    "the README's opening commands are this checkout's: npm start serves the API and stops on SIGTERM",
+    { timeout: 120_000 },
+    async () => {
+      const readme = await readFile(join(root, "README.md"), "utf8");
+      const opening = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+      const commands = opening.split("\n").map((l) => l.replace(/#.*/, "").trim());
+      expect(commands.filter((c) => c !== "")).toEqual(["npm ci && npm start", "npm test"]);
+      // `npm ci` is what CI has just run; the port is the only change: a free one, not 4010.
+      const start = spawn("npm", ["start"], {
+        cwd: root,
+        env: { ...env, REFERENCE_PORT: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      try {
+        let url: string | undefined;
+        for await (const line of createInterface({ input: start.stdout })) {
+          url = /listening on (http:\/\/\S+)/.exec(line)?.[1];
+          if (url !== undefined) break;
+        }
+        expect(url).toBeDefined();
+        expect((await fetch(`${url}/api/v1/contacts`)).status).toBe(401);
+        expect((await fetch(`${url}/openapi.json`)).status).toBe(200);
+        start.kill("SIGTERM");
+        const [code] = (await once(start, "exit")) as [number | null];
+        expect(code).toBe(0);
+        await expect(fetch(`${url}/api/v1/contacts`)).rejects.toThrow();
+      } finally {
+        if (start.exitCode === null) start.kill("SIGKILL");
+      }
+    },
+  );
 });
 
 /** Starts the installed `accounting-reference` on a free port; resolves with its URL and a fixture token. */

@@ -252,7 +252,7 @@ describe("FetchHttpClient: 429 and failures", () => {
 });
 
 describe("FetchHttpClient: what every request carries", () => {
-  it("sends the run's Origin unless the request names its own, and stamps each exchange with when it was sent", async () => {
+  it("sends the run's Origin unless the request names its own, and stamps each exchange with when it was sent and answered", async () => {
     server = await echoServer();
     let now = 1000;
     const { http } = client(server.baseUrl, { origin: "https://kit.example", now: () => (now += 5) });
@@ -262,7 +262,7 @@ describe("FetchHttpClient: what every request carries", () => {
     expect(seen(plain)).toBe("https://kit.example");
     expect(seen(own)).toBe("https://other.example");
     expect(plain.curl).toContain("-H 'Origin: https://kit.example'");
-    expect([plain.sentAt, own.sentAt]).toEqual([1005, 1010]);
+    expect([plain.sentAt, plain.answeredAt, own.sentAt, own.answeredAt]).toEqual([1005, 1010, 1015, 1020]);
   });
 });
 

@@ -217,6 +217,7 @@ export class FetchHttpClient implements HttpClient {
     this.#onRequest?.();
     const sentAt = this.#now();
     let response: Response;
+    let answeredAt: number;
     let text: string;
     try {
       response = await fetch(prepared.url, {
@@ -227,6 +228,7 @@ export class FetchHttpClient implements HttpClient {
         redirect: "manual",
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
+      answeredAt = this.#now();
       text = await response.text();
     } catch (error) {
       const timedOut = error instanceof Error && error.name === "TimeoutError";
@@ -248,6 +250,7 @@ export class FetchHttpClient implements HttpClient {
     const exchange: HttpExchange = {
       request,
       sentAt,
+      answeredAt,
       status: response.status,
       headers,
       text,

@@ -92,6 +92,11 @@ export interface HttpExchange {
   request: HttpRequest;
   /** When the request was sent, on the run's clock (ms): what the rate-limit judges count with. */
   sentAt?: number | undefined;
+  /**
+   * When the answer's status line came back, on the same clock: with `sentAt` it brackets the
+   * instant the target took the request in, whatever the delays on the way.
+   */
+  answeredAt?: number | undefined;
   status: number;
   /** Lower-cased header names. */
   headers: Record<string, string>;

@@ -183,6 +183,11 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
   return v === "" || Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** An exchange the kit timed both ways, as every exchange its client makes is. */
+function bracketed(ex: HttpExchange): ex is HttpExchange & { sentAt: number; answeredAt: number } {
+  return ex.sentAt !== undefined && ex.answeredAt !== undefined;
+}
+
 export const rateLimitChecks: readonly Check[] = [
   {
     id: "ratelimit.counts-failures",
@@ -378,24 +383,25 @@ export const rateLimitChecks: readonly Check[] = [
     rule: "No request is refused with 429 before the limit is used: each 429 of the run follows at least limit requests in the window before it, counted where the target counts (the scope ratelimit.scope reads; the whole run's requests when it cannot tell)",
     gap: 21,
     async run(ctx) {
-      const history = ctx.http.history();
-      const limited = history.filter((ex) => ex.status === 429 && ex.sentAt !== undefined);
+      const history = ctx.http.history().filter(bracketed);
+      const limited = history.filter((ex) => ex.status === 429);
       if (limited.length === 0) ctx.skip("no request of the run met a 429");
       const scope = ctx.shared.rateScope ?? "address";
-      // The kit stamps a request when it sends it and the target when it arrives: a margin on the
-      // window makes the kit count more, never fewer, of what the target counted.
+      // The target took each request in somewhere between the kit sending it and the answer coming
+      // back, however long the way (a busy machine, a slow proxy): a request counts when it may
+      // have arrived before the 429's request and within the window before it. The margin on the
+      // window covers a target whose clock ticks coarsely. Both make the kit count more, never
+      // fewer, of what the target counted.
       const window = ctx.options.rateWindowMs + Math.min(2000, ctx.options.rateWindowMs / 20);
       const tokens = ctx.tokens.manifest.tokens;
       for (const ex of limited) {
         const budget = budgetOf(scope, ex.request, tokens);
-        const at = ex.sentAt ?? 0;
         const counted = history.filter(
           (e) =>
             e !== ex &&
             e.status !== 429 &&
-            e.sentAt !== undefined &&
-            e.sentAt <= at &&
-            e.sentAt >= at - window &&
+            e.sentAt <= ex.answeredAt &&
+            e.answeredAt >= ex.sentAt - window &&
             budgetOf(scope, e.request, tokens) === budget,
         ).length;
         if (counted < ctx.options.rateLimit) {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { runConformance, TokenManifestSchema } from "../../../conformance/index.js";
+import { virtualClock } from "../../../conformance/test-support/variants/harness.js";
+import { ManualClock } from "../../model/clock.js";
 import { controlledReference } from "../../test-support/control.js";
+import { TEST_NOW } from "../../test-support/reference.js";
 import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
 import { servePerTest } from "../../test-support/serve.js";
 
@@ -12,8 +15,11 @@ const serve = servePerTest();
 
 describe("the conformance kit against a sandbox", () => {
   it("passes every check, strict and with the reference's profile, touching nothing else", async () => {
-    // The kit's own rate-limit window against the embedded reference: one second (DECISIONS.md).
-    const ref = await controlledReference({ rateLimit: { limit: 100, windowMs: 1000 } });
+    // The kit's own rate-limit window against the embedded reference: one second (DECISIONS.md). The
+    // kit reads the reference's clock: on a clock of its own it would judge the rate limit, counted by
+    // the reference on a clock that stands still, against real time.
+    const clock = new ManualClock(TEST_NOW);
+    const ref = await controlledReference({ clock, rateLimit: { limit: 100, windowMs: 1000 } });
     const baseUrl = `http://127.0.0.1:${await serve(ref.app)}`;
     const target = await createSandbox(ref);
     const bystander = await createSandbox(ref);
@@ -28,12 +34,14 @@ describe("the conformance kit against a sandbox", () => {
       strict: true,
       numRuns: 10,
       seed: 20261120,
+      clock: virtualClock(clock),
     });
     const failed = report.results.filter((r) => r.outcome === "fail").map((r) => r.id);
     expect(failed).toEqual([]);
     expect(report.results.filter((r) => r.outcome === "pass").length).toBeGreaterThan(50);
     expect(target.state().journal.size).toBeGreaterThan(100);
     expect(snapshotOf(ref.state).records).toBe(before.main);
-    expect(snapshotOf(bystander.state())).toEqual(before.bystander);
+    // The bystander's clock ran on with the shared one (the kit's waits), and was never moved.
+    expect(snapshotOf(bystander.state())).toEqual({ ...before.bystander, clock: clock.now().toISOString() });
   });
 });

@@ -120,6 +120,7 @@ export class Journal {
     this.#redact = pattern === undefined ? (t) => t : (t) => t.replace(pattern, `${prefix}_[redacted]`);
   }
 
+  /** Keeps one request; anything shaped like a token in its query string is redacted here, before it is kept. */
   record(entry: JournalRecord): void {
     const { requestBody, responseBody } = entry;
     const kept: Kept = {
@@ -127,7 +128,7 @@ export class Journal {
       at: entry.time.getTime(),
       method: entry.method,
       path: entry.path,
-      query: entry.query,
+      query: entry.query === "" ? "" : this.#redact(entry.query),
       status: entry.status,
       token: entry.token,
       organization: entry.organization,

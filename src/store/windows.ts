@@ -68,8 +68,13 @@ export class RollingWindows {
     this.#clock = clock;
   }
 
-  get options(): RateLimitOptions {
-    return { limit: this.#limit, windowMs: this.#windowMs };
+  /** Requests allowed per window. */
+  get limit(): number {
+    return this.#limit;
+  }
+
+  get windowMs(): number {
+    return this.#windowMs;
   }
 
   /** Counts one request of `key` if the window has room; `totalHits` past `limit` means refused. */

@@ -1,7 +1,7 @@
 import { hash as hashOnce, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../model/clock.js";
 import { drawBase62 } from "./ids.js";
-import type { Scope } from "../model/records.js";
+import type { Scope, TokenData } from "../model/records.js";
 import {
   TokenError,
   checkExpiry,
@@ -24,22 +24,10 @@ import {
 export type TokenStatus = "Active" | "Expired" | "Revoked";
 
 /** What a usage view may show: never the secret, never the hash. */
-export interface TokenView {
-  id: string;
-  name: string;
-  organizationId: string;
-  /** Sorted in SCOPES order, no duplicates. */
-  scopes: Scope[];
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  requestCount: number;
+export type TokenView = Omit<TokenData, "hash"> & {
   /** Computed at the clock's now. */
   status: TokenStatus;
-  /** prefix + "_…" + the last 4 chars: enough to recognise a token, far too little to guess it. */
-  hint: string;
-}
+};
 
 /**
  * What a request presenting a token acts as: the parts of a token that never change while it lives.
@@ -74,15 +62,6 @@ export type Found =
       readonly reason: "unknown" | "revoked" | "expired";
       readonly token?: TokenIdentity;
     };
-
-/**
- * A token's whole record as persistence keeps it: the SHA-256 of the token in hex, never the token.
- * What `export` gives and `restore` takes.
- */
-export type TokenData = Omit<TokenView, "status"> & {
-  /** Hex of the SHA-256 of the token. */
-  hash: string;
-};
 
 /** What `lookup` finds for a token given in clear; `tokenId` names a known token that is unusable. */
 export type Lookup =

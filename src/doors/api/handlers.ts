@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Principal } from "../../auth/authenticate.js";
 import { Accounting } from "../../domain/accounting.js";
+import type { Stored } from "../../model/records.js";
 import type { AvailableId, Endpoint } from "../../routes/table.js";
 import { API_TABLE } from "../../routes/table.js";
 import { cachedBytes, dataBytes, jsonBytes, listBytes } from "../../serialization/envelope.js";
@@ -49,7 +50,7 @@ const parse = <E extends Endpoint>(endpoint: E, call: Call): Input<E> => ({
 /** A list: the records' bytes are made once per record (src/serialization/envelope.ts). */
 function list<E extends Endpoint, R extends object>(
   endpoint: E,
-  read: (input: Input<E>, accounting: Accounting) => readonly R[],
+  read: (input: Input<E>, accounting: Accounting) => readonly Stored<R>[],
   serialize: (record: R) => z.input<E["response"]>,
 ): BoundEndpoint {
   const bytesOf = cachedBytes(serialize);

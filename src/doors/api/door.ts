@@ -34,6 +34,14 @@ export interface ApiDoorOptions {
  */
 type Route = (exchange: Exchange, principal: Principal) => void | Promise<void>;
 
+/** The query string of a request target, as Express's `req.query` reads it: after `?`, before `#`. */
+function queryText(url: string): string {
+  const hash = url.indexOf("#");
+  const target = hash < 0 ? url : url.slice(0, hash);
+  const q = target.indexOf("?");
+  return q < 0 ? "" : target.slice(q + 1);
+}
+
 /**
  * The API door: the chain of §4, §5, §7 and §8 over the reference state, one explicit sequence of
  * steps (`serve`), each given what the earlier ones established. Express's router matches the path
@@ -102,7 +110,7 @@ export function apiDoor(state: ReferenceState, options: ApiDoorOptions): Router 
   for (const bound of Object.values(BOUND)) {
     const { endpoint } = bound;
     const answer = (exchange: Exchange, principal: Principal, body: unknown): Buffer =>
-      bound.answer({ query: exchange.req.query, body, principal }, accounting(exchange.who.state));
+      bound.answer({ query: queryText(exchange.req.url), body, principal }, accounting(exchange.who.state));
     const route: Route =
       endpoint.method === "get"
         ? (exchange, principal) => {

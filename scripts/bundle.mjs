@@ -15,6 +15,68 @@ const outdir = join(root, "dist", "bundle");
 // Chunk names carry a hash of their content: without this, every rebuild would leave the last ones.
 rmSync(outdir, { recursive: true, force: true });
 
+/**
+ * CommonJS modules that Express and raw-body require, and Node reads and evaluates, on the way to the
+ * reference's first answer, for features it does not use then. Each is replaced in the bundle by a
+ * stand-in of the same exports that loads the real module on first use:
+ *
+ * - body-parser (express.json & co; the API reads bodies with raw-body): kept in the bundle, evaluated
+ *   on first use;
+ * - iconv-lite (charsets raw-body decodes when asked to; the API never asks), mime-types (res.type,
+ *   res.sendFile: the docs page's files; its mime-db is a 230 KB table) and qs (Express's "extended"
+ *   query parser; the reference has its own): left out of the bundle and loaded, on first use, from
+ *   the installed package that depends on them (`from`), as that package would load them. These were
+ *   820 KB of the 2.1 MB bundle, read and parsed at every start.
+ *
+ * What it saves: DECISIONS.md, "Start" (issue #28); `npm run bench` measures start to first answer.
+ */
+const STAND_INS = {
+  "body-parser": { calls: ["json", "raw", "text", "urlencoded"] },
+  "iconv-lite": {
+    from: "raw-body",
+    calls: ["decode", "encode", "encodingExists", "getDecoder", "getEncoder"],
+  },
+  "mime-types": {
+    from: "express",
+    calls: ["charset", "contentType", "extension", "lookup"],
+    values: ["charsets", "extensions", "types"],
+  },
+  qs: { from: "express", calls: ["parse", "stringify"], values: ["formats"] },
+};
+
+/** @type {import("esbuild").Plugin} */
+const loadOnFirstUse = {
+  name: "load-on-first-use",
+  setup(build) {
+    const names = Object.keys(STAND_INS).join("|");
+    build.onResolve({ filter: new RegExp(`^(${names})$`) }, (args) =>
+      // A stand-in's own require of the module is the real one.
+      args.namespace === "on-first-use" ? undefined : { path: args.path, namespace: "on-first-use" },
+    );
+    build.onLoad({ filter: /.*/, namespace: "on-first-use" }, (args) => {
+      const name = /** @type {keyof typeof STAND_INS} */ (args.path);
+      const {
+        from,
+        calls,
+        values = [],
+      } = /** @type {{ from?: string, calls: string[], values?: string[] }} */ (STAND_INS[name]);
+      const load =
+        from === undefined
+          ? `() => require(${JSON.stringify(name)})`
+          : `() => (real ??= require("node:module").createRequire(require.resolve(${JSON.stringify(from)}))(${JSON.stringify(name)}))`;
+      const members = [
+        ...calls.map((call) => `${call}: (...args) => load().${call}(...args)`),
+        ...values.map((value) => `get ${value}() { return load().${value}; }`),
+      ];
+      return {
+        contents: `let real; const load = ${load}; module.exports = { ${members.join(", ")} };`,
+        loader: "js",
+        resolveDir: root,
+      };
+    });
+  },
+};
+
 await build({
   entryPoints: [join(root, "dist", "src", "entry", "bin.js")],
   outdir,
@@ -38,6 +100,7 @@ await build({
   logOverride: { "unsupported-require-call": "silent" },
   legalComments: "eof",
   logLevel: "warning",
+  plugins: [loadOnFirstUse],
 });
 
 // The docs page's Swagger UI files, with their licence, copied into the package: depending on

@@ -15,6 +15,7 @@ async function messagesOf(filePath: string, code: string): Promise<string[]> {
 }
 
 const PATCHED = "No response is patched per request: write the answer through the door's own writer.";
+const SPREAD = "No object spread on the per-request path: write the object as a literal (or make it once).";
 const CREDENTIALS = "Only the credential step (src/doors/api/credentials.ts) reads the Authorization header.";
 
 describe("the lint rules of the request path", () => {
@@ -57,4 +58,11 @@ describe("the lint rules of the request path", () => {
       expect(await messagesOf("src/doors/api/credentials.ts", code)).toEqual([]);
     },
   );
+
+  it("refuse an object spread on the per-request path, and leave it alone elsewhere", async () => {
+    const code = "export const f = (a: object) => ({ ...a, b: 1 });";
+    expect(await messagesOf("src/doors/api/x.ts", code)).toContain(SPREAD);
+    expect(await messagesOf("src/store/journal.ts", code)).toContain(SPREAD);
+    expect(await messagesOf("src/store/sandboxes.ts", code)).toEqual([]);
+  });
 });

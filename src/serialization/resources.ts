@@ -64,52 +64,72 @@ const WIRE = {
  * encode records with. Only the domain side is checked (the wire side is what these make).
  */
 const FROM_DOMAIN = {
-  ...WIRE,
+  id: WIRE.id,
+  ref: WIRE.ref,
+  text: WIRE.text,
+  email: WIRE.email,
   instant: z.codec(z.string(), z.date(), { decode: (s) => new Date(s), encode: toInstant }),
   day: z.codec(z.string(), z.date(), { decode: (s) => new Date(s), encode: toInstant }),
   money: z.codec(z.string(), z.instanceof(Decimal), { decode: (s) => new Decimal(s), encode: toMoney }),
 };
 
-// A record on the wire is the model's shape without `organizationId`: a client only ever sees its own.
-const NOT_SERVED = { organizationId: true } as const;
+/** A record on the wire: the model's shape without `organizationId` (a client only ever sees its own). */
+const served = <S extends { organizationId: unknown }>({
+  organizationId: _,
+  ...fields
+}: S): Omit<S, "organizationId"> => fields;
 
-export const ContactJson = z
-  .strictObject(contactShape(WIRE))
-  .omit(NOT_SERVED)
-  .meta({ id: "Contact", description: "A contact (§2); unset optional fields are null." });
-const ContactWire = z.object(contactShape(FROM_DOMAIN)).omit(NOT_SERVED);
-
-/** §2 "the creation response carries a subset"; email and phone only when they were sent (spec-gaps #5). */
-const CREATED = { id: true, type: true, name: true, email: true, phone: true, createdAt: true } as const;
-export const ContactCreatedJson = ContactJson.pick(CREATED)
-  .extend({ email: WIRE.email.optional(), phone: WIRE.text().optional() })
-  .meta({
-    id: "ContactCreated",
-    description:
-      "§2's creation subset: id, type, name, createdAt, and email and phone only when they were sent.",
-  });
-const ContactCreatedWire = ContactWire.pick(CREATED).extend({
-  email: FROM_DOMAIN.email.optional(),
-  phone: FROM_DOMAIN.text().optional(),
+/** §2 "the creation response carries a subset": email and phone only when they were sent (spec-gaps #5). */
+const createdSubset = <I extends z.ZodType>({
+  id,
+  type,
+  name,
+  email,
+  phone,
+  createdAt,
+}: ReturnType<typeof contactShape<I, z.ZodType, z.ZodType>>) => ({
+  id,
+  type,
+  name,
+  email: email.unwrap().optional(),
+  phone: phone.unwrap().optional(),
+  createdAt,
 });
 
-export const ProductJson = z
-  .strictObject(productShape(WIRE))
-  .omit(NOT_SERVED)
-  .meta({ id: "Product", description: "A product or service (§2); an unset description is null." });
-const ProductWire = z.object(productShape(FROM_DOMAIN)).omit(NOT_SERVED);
+/**
+ * An encoder, built on its first use: zod builds an object schema in about a millisecond, and every
+ * start would pay for kinds its first answers never serve.
+ */
+function encoder<S extends z.ZodType>(make: () => S): () => S {
+  let made: S | undefined;
+  return () => (made ??= make());
+}
 
-export const InvoiceJson = z.strictObject(invoiceShape(WIRE)).omit(NOT_SERVED).meta({
+const contactWire = contactShape(WIRE);
+export const ContactJson = z
+  .strictObject(served(contactWire))
+  .meta({ id: "Contact", description: "A contact (§2); unset optional fields are null." });
+export const ContactCreatedJson = z.strictObject(createdSubset(contactWire)).meta({
+  id: "ContactCreated",
+  description:
+    "§2's creation subset: id, type, name, createdAt, and email and phone only when they were sent.",
+});
+export const ProductJson = z
+  .strictObject(served(productShape(WIRE)))
+  .meta({ id: "Product", description: "A product or service (§2); an unset description is null." });
+export const InvoiceJson = z.strictObject(served(invoiceShape(WIRE))).meta({
   id: "Invoice",
   description: "An invoice (§2), read-only; the contact's email is null when it has none.",
 });
-const InvoiceWire = z.object(invoiceShape(FROM_DOMAIN)).omit(NOT_SERVED);
-
 export const ExpenseJson = z
-  .strictObject(expenseShape(WIRE))
-  .omit(NOT_SERVED)
+  .strictObject(served(expenseShape(WIRE)))
   .meta({ id: "Expense", description: "An expense (§2), read-only." });
-const ExpenseWire = z.object(expenseShape(FROM_DOMAIN)).omit(NOT_SERVED);
+
+const ContactWire = encoder(() => z.object(served(contactShape(FROM_DOMAIN))));
+const ContactCreatedWire = encoder(() => z.object(createdSubset(contactShape(FROM_DOMAIN))));
+const ProductWire = encoder(() => z.object(served(productShape(FROM_DOMAIN))));
+const InvoiceWire = encoder(() => z.object(served(invoiceShape(FROM_DOMAIN))));
+const ExpenseWire = encoder(() => z.object(served(expenseShape(FROM_DOMAIN))));
 
 const isDetails = (v: unknown): v is ErrorDetails =>
   typeof v === "object" &&
@@ -144,19 +164,17 @@ const ERROR_SCHEMA_IDS: Record<ErrorCode, string> = {
  * §7's envelope for one code; the code decides the status (ERROR_STATUS). Only invalid_request
  * carries `details`, naming each offending field.
  */
-const errorJson = (code: ErrorCode) =>
-  z
+const errorJson = (code: ErrorCode) => {
+  const error = z.strictObject({ code: z.literal(code), message: z.string().min(1) });
+  return z
     .strictObject({
-      error: z.strictObject({
-        code: z.literal(code),
-        message: z.string().min(1),
-        ...(code === "invalid_request" ? { details: ErrorDetailsJson.optional() } : {}),
-      }),
+      error: code === "invalid_request" ? error.extend({ details: ErrorDetailsJson.optional() }) : error,
     })
     .meta({
       id: ERROR_SCHEMA_IDS[code],
       description: `§7's error envelope with code ${code} (HTTP ${ERROR_STATUS[code]}).`,
     });
+};
 
 export const ErrorJson: Record<ErrorCode, ReturnType<typeof errorJson>> = {
   invalid_request: errorJson("invalid_request"),
@@ -174,7 +192,7 @@ export type InvoiceJson = z.infer<typeof InvoiceJson>;
 export type ExpenseJson = z.infer<typeof ExpenseJson>;
 
 /** A record as served: its domain values encoded, its fields those of its wire schema. */
-export const toContact = (c: Contact): ContactJson => z.encode(ContactWire, c);
+export const toContact = (c: Contact): ContactJson => z.encode(ContactWire(), c);
 
 /** Which of the optional fields echoed at creation were sent (§2's "subset", spec-gaps #5). */
 export interface SentContactFields {
@@ -184,7 +202,7 @@ export interface SentContactFields {
 
 export const toContactCreated = (c: Contact, sent: SentContactFields): ContactCreatedJson =>
   // Sent or not: JSON leaves out a field whose value is undefined.
-  z.encode(ContactCreatedWire, {
+  z.encode(ContactCreatedWire(), {
     id: c.id,
     type: c.type,
     name: c.name,
@@ -193,6 +211,6 @@ export const toContactCreated = (c: Contact, sent: SentContactFields): ContactCr
     createdAt: c.createdAt,
   });
 
-export const toProduct = (p: Product): ProductJson => z.encode(ProductWire, p);
-export const toInvoice = (i: Invoice): InvoiceJson => z.encode(InvoiceWire, i);
-export const toExpense = (e: Expense): ExpenseJson => z.encode(ExpenseWire, e);
+export const toProduct = (p: Product): ProductJson => z.encode(ProductWire(), p);
+export const toInvoice = (i: Invoice): InvoiceJson => z.encode(InvoiceWire(), i);
+export const toExpense = (e: Expense): ExpenseJson => z.encode(ExpenseWire(), e);

@@ -142,7 +142,8 @@ class BodyRing {
  * sent. Every API request adds an entry, and each lives for the next `capacity` requests, long enough
  * to leave the young generation of the heap: so an entry is no object but a row of columns written in
  * place (numbers in typed arrays, the bodies' first bytes copied into one ring), and recording one
- * allocates nothing that the request had not already made (DECISIONS.md, "Memory under load").
+ * allocates nothing that the request had not already made (bytes promoted per creation 858 -> 668,
+ * RSS after 100 000 creations about 190 -> 165 MiB: DECISIONS.md, "The request path (issue #28)").
  */
 export class Journal {
   readonly #capacity: number;

@@ -135,7 +135,11 @@ interface TokenRecord {
   requestCount: number;
   readonly hash: Buffer;
   readonly hint: string;
-  /** The unchanging part, and what `find` answers while the token is active: made once, frozen. */
+  /**
+   * The unchanging part, and what `find` answers while the token is active: made once, frozen, where
+   * every request used to build a view of its token (six objects, DECISIONS.md, "The request path
+   * (issue #28)").
+   */
   readonly identity: TokenIdentity;
   readonly active: Found;
 }
@@ -192,11 +196,7 @@ function common(record: TokenRecord) {
 }
 
 function toData(record: TokenRecord): TokenData {
-  return {
-    ...common(record),
-    hash: record.hash.toString("hex"),
-    hint: record.hint,
-  };
+  return Object.assign(common(record), { hash: record.hash.toString("hex"), hint: record.hint });
 }
 
 export class TokenRegistry {
@@ -447,8 +447,13 @@ export class TokenRegistry {
     id: string = this.#newId(),
   ): TokenRecord {
     const record = recordOf({
-      ...fields,
       id,
+      organizationId: fields.organizationId,
+      name: fields.name,
+      scopes: fields.scopes,
+      createdAt: fields.createdAt,
+      expiresAt: fields.expiresAt,
+      revokedAt: fields.revokedAt,
       lastUsedAt: null,
       requestCount: 0,
       hash,

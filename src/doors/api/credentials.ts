@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Request } from "express";
-import { ipKeyGenerator } from "express-rate-limit";
 import { identify, type Identified } from "../../auth/authenticate.js";
+import { clientAddressKey } from "../../http/client-address.js";
 import { headerValues } from "../../http/headers.js";
 import type { Sandboxes } from "../../store/sandboxes.js";
 import type { ReferenceState } from "../../store/state.js";
@@ -41,7 +41,7 @@ export function credentialStep(
     return {
       state: answering,
       presented,
-      rateLimitKey: id === undefined ? `ip:${ipKeyGenerator(req.ip ?? "")}` : `token:${id}`,
+      rateLimitKey: id === undefined ? `ip:${clientAddressKey(req.ip ?? "")}` : `token:${id}`,
     };
   };
 }

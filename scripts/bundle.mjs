@@ -6,7 +6,7 @@
 // the OpenAPI document, --data) stays in chunks of its own. The library entries
 // (dist/src/index.js, the control client) and the kit are not bundled.
 import { build } from "esbuild";
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -43,6 +43,39 @@ const STAND_INS = {
     values: ["charsets", "extensions", "types"],
   },
   qs: { from: "express", calls: ["parse", "stringify"], values: ["formats"] },
+};
+
+/**
+ * zod's locales: every language's messages (240 KB of the bundle), which `z.locales` and
+ * `z.core.locales` name but the reference never uses (English is loaded on its own). The namespace is
+ * replaced by one of the same names whose functions load zod's CommonJS build of them on first use.
+ */
+const ZOD_LOCALES = join(root, "node_modules", "zod", "v4", "locales", "index.js");
+const localeNames = [...readFileSync(ZOD_LOCALES, "utf8").matchAll(/export \{ default as (\w+) \}/g)].map(
+  ([, name]) => name,
+);
+
+/** @type {import("esbuild").Plugin} */
+const zodLocalesOnFirstUse = {
+  name: "zod-locales-on-first-use",
+  setup(build) {
+    build.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes(join("node_modules", "zod", "v4"))
+        ? { path: "zod/v4/locales", namespace: "zod-locales" }
+        : undefined,
+    );
+    // Left out of the bundle: loaded from the installed zod, which the package depends on.
+    build.onResolve({ filter: /^zod\/v4\/locales$/ }, (args) => ({ path: args.path, external: true }));
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, () => ({
+      contents: [
+        `let real;`,
+        `const load = () => (real ??= require("zod/v4/locales"));`,
+        ...localeNames.map((name) => `export const ${name} = (...args) => load().${name}(...args);`),
+      ].join("\n"),
+      loader: "js",
+      resolveDir: root,
+    }));
+  },
 };
 
 /** @type {import("esbuild").Plugin} */
@@ -101,7 +134,7 @@ await build({
   logOverride: { "unsupported-require-call": "silent" },
   legalComments: "eof",
   logLevel: "warning",
-  plugins: [loadOnFirstUse],
+  plugins: [loadOnFirstUse, zodLocalesOnFirstUse],
 });
 
 // The docs page's Swagger UI files, with their licence, copied into the package: depending on

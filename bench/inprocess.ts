@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { http } from "msw";
 import { setupServer } from "msw/node";
 import { createReference } from "../src/entry/reference.js";
-import { referenceHandlers } from "../src/entry/msw.js";
+import { referenceHandlers } from "../src/clients/msw.js";
 import { createServer } from "../src/edge/server.js";
 
 const { values } = parseArgs({

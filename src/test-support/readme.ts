@@ -34,7 +34,7 @@ export async function runExample(name: string): Promise<void> {
   const code = readmeExample(name)
     .replaceAll(
       '"accounting-api-reference/control"',
-      JSON.stringify(join(ROOT, "src/doors/control/client.ts")),
+      JSON.stringify(join(ROOT, "src/clients/control.ts")),
     )
     .replaceAll('"accounting-api-reference"', JSON.stringify(join(ROOT, "src/index.ts")));
   const dir = await mkdtemp(join(tmpdir(), "acct-readme-"));

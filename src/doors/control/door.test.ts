@@ -10,16 +10,25 @@ const cors = (res: request.Response) =>
   Object.keys(res.headers).filter((h) => h.startsWith("access-control-"));
 
 describe("the control surface's key", () => {
+  const MISSING = /^The control surface needs Authorization: Bearer <control key>/;
+  // What a server left running by an earlier run answers under Playwright's reuseExistingServer.
+  const MISMATCH = /^The control key does not match the one this reference was started with/;
   it.each([
-    ["no Authorization", {}],
-    ["a wrong key", { Authorization: "Bearer test-control-key-0123456780" }],
-    ["the key without the scheme", { Authorization: CONTROL_KEY }],
-  ])("refuses %s with 401 and changes nothing", async (_what, headers: Record<string, string>) => {
-    const ref = await controlledReference();
-    const res = await request(ref.app).put("/__control/clock").set(headers).send({ advance: "P1D" });
-    expectError(res, 401, "unauthorized");
-    expect(ref.control.clock().offsetMs).toBe(0);
-  });
+    ["no Authorization", {}, MISSING],
+    ["a wrong key", { Authorization: "Bearer test-control-key-0123456780" }, MISMATCH],
+    ["the key without the scheme", { Authorization: CONTROL_KEY }, MISSING],
+    ["another scheme", { Authorization: `Basic ${CONTROL_KEY}` }, MISSING],
+    ["an empty bearer", { Authorization: "Bearer " }, MISSING],
+  ])(
+    "refuses %s with 401, says what is wrong and changes nothing",
+    async (_what, headers: Record<string, string>, message) => {
+      const ref = await controlledReference();
+      const res = await request(ref.app).put("/__control/clock").set(headers).send({ advance: "P1D" });
+      expectError(res, 401, "unauthorized");
+      expect((res.body as { error: { message: string } }).error.message).toMatch(message);
+      expect(ref.control.clock().offsetMs).toBe(0);
+    },
+  );
 
   it("refuses an API token: the key and the API's tokens open different doors", async () => {
     const ref = await controlledReference();

@@ -1,5 +1,5 @@
 import { http, type HttpHandler } from "msw";
-import { createReference, type Reference, type ReferenceOptions } from "./reference.js";
+import { createReference, type CreateReferenceOptions, type Reference } from "../entry/reference.js";
 
 /**
  * `accounting-api-reference/msw`: Mock Service Worker handlers (msw 2, `setupServer` in Node) that
@@ -9,7 +9,7 @@ import { createReference, type Reference, type ReferenceOptions } from "./refere
  */
 
 /** A reference, a promise of one, or the options to create one on the first request. */
-export type ReferenceSource = Reference | Promise<Reference> | ReferenceOptions;
+export type ReferenceSource = Reference | Promise<Reference> | CreateReferenceOptions;
 
 const isReference = (source: ReferenceSource): source is Reference =>
   "fetch" in source && typeof source.fetch === "function" && "app" in source;

@@ -124,7 +124,7 @@ describe("README: in component tests", () => {
           "export default mergeConfig(readme, {",
           "  resolve: {",
           "    alias: [",
-          `      { find: /^accounting-api-reference\\/msw$/, replacement: ${JSON.stringify(join(root, "src/entry/msw.ts"))} },`,
+          `      { find: /^accounting-api-reference\\/msw$/, replacement: ${JSON.stringify(join(root, "src/clients/msw.ts"))} },`,
           `      { find: /^accounting-api-reference$/, replacement: ${JSON.stringify(join(root, "src/index.ts"))} },`,
           "    ],",
           "  },",

@@ -24,6 +24,7 @@ const INPUT_FILES = [
   "package.json",
   "package-lock.json",
   "scripts/bundle.mjs",
+  "scripts/clean-dist.mjs",
 ];
 const notBuilt = (name) => name.endsWith(".test.ts") || name === "test-support";
 

@@ -170,7 +170,7 @@ describe("README: in component tests", () => {
         `  rootDir: ${JSON.stringify(jestDir)},`,
         '  testMatch: ["<rootDir>/*.test.mjs"],',
         "  moduleNameMapper: {",
-        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "entry", "msw.js"))},`,
+        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "clients", "msw.js"))},`,
         `    "^accounting-api-reference$": ${JSON.stringify(join(lib, "index.js"))},`,
         "  },",
         "};",

@@ -56,6 +56,12 @@ export interface Check {
   phase?: "coverage" | "final" | undefined;
   /** Opt-in only (slow): run when --grep names it or --slow is given. */
   slow?: boolean;
+  /**
+   * Checks whose requests this one judges (ratelimit.not-early judges the 429s the burst met): a
+   * --grep that selects this check without them runs them too, before it, so that it is not skipped
+   * for want of what the kit could send.
+   */
+  needs?: readonly string[];
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -199,6 +205,8 @@ export interface CheckResult {
   durationMs: number;
   requests: number;
   skipReason?: string;
+  /** Run only because checks that --grep selected judge its requests (Check.needs): their ids. */
+  ranFor?: string[] | undefined;
   observations: Observation[];
   /**
    * Against a baseline (--baseline): a failure already in it ("known", which does not fail the run),

@@ -156,6 +156,7 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
     for (const r of results) {
       const reason = r.outcome === "skip" && r.skipReason !== undefined ? ` (skipped: ${r.skipReason})` : "";
       const blocked = r.failure?.blockedBy === undefined ? "" : ` (blocked by ${r.failure.blockedBy})`;
+      const ranFor = r.ranFor === undefined ? "" : ` (run for ${r.ranFor.join(", ")}, which --grep selected)`;
       const note =
         r.baseline === "known"
           ? " (known: in the baseline)"
@@ -165,7 +166,7 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
               ? " (does not fail the run)"
               : "";
       out.push(
-        `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${blocked}${note}`,
+        `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${ranFor}${blocked}${note}`,
       );
       if (r.level !== "PROBE")
         for (const obs of r.observations) out.push(`        note: ${oneLine(obs.text)}`);

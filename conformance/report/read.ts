@@ -42,6 +42,7 @@ const ResultSchema = z.object({
   durationMs: z.number(),
   requests: z.number(),
   skipReason: z.string().optional(),
+  ranFor: z.array(z.string()).optional(),
   observations: z.array(ObservationSchema),
   baseline: z.enum(["known", "new", "fixed"]).optional(),
   failure: FailureSchema.optional(),

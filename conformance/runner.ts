@@ -16,7 +16,9 @@ import {
   type Level,
   type Outcome,
   type RunOptions,
+  type ShownExchange,
 } from "./types.js";
+import { showExchange } from "./report/exchange.js";
 
 /** Thrown by `ctx.skip()` and by `tokens.get()`: ends a check as skipped. */
 export class SkipSignal extends Error {
@@ -242,7 +244,10 @@ async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
     } else {
       outcome = "fail";
       const history = http.history();
-      failure = failureOf(error, history.length > before ? history[history.length - 1] : undefined, http);
+      const last = history.length > before ? history[history.length - 1] : undefined;
+      failure = failureOf(error, last, http, (ex) =>
+        showExchange(ex, { origin: shared.options.origin, tokens: shared.tokens.manifest.tokens }),
+      );
     }
   }
   return {
@@ -261,6 +266,7 @@ function failureOf(
   error: unknown,
   last: HttpExchange | undefined,
   http: HttpClient,
+  show: (ex: HttpExchange) => ShownExchange,
 ): NonNullable<CheckResult["failure"]> {
   if (error instanceof CheckFailure) {
     const exchange = error.exchange ?? (error instanceof RequestError ? undefined : last);
@@ -278,7 +284,7 @@ function failureOf(
       expected: error.expected,
       actual: error.actual,
       ...(curl === undefined ? {} : { curl }),
-      ...(exchange === undefined ? {} : { status: exchange.status }),
+      ...(exchange === undefined ? {} : { status: exchange.status, exchange: show(exchange) }),
       ...(error.replay === undefined ? {} : { replay: error.replay }),
     };
   }
@@ -289,7 +295,7 @@ function failureOf(
     message: `the check stopped on an error: ${errorText(error)}`,
     expected: "the check runs to its verdict",
     actual: errorText(error),
-    ...(last === undefined ? {} : { curl: last.curl, status: last.status }),
+    ...(last === undefined ? {} : { curl: last.curl, status: last.status, exchange: show(last) }),
   };
 }
 

@@ -230,6 +230,27 @@ export interface CheckResult {
     curl?: string;
     status?: number;
     replay?: string;
+    /** The request that failed the check and its answer, trimmed, tokens masked (report/exchange.ts). */
+    exchange?: ShownExchange | undefined;
+  };
+}
+
+/**
+ * An exchange as a report shows it: what was sent and what came back, bodies cut to a few thousand
+ * characters, every manifest token replaced by `<token LABEL>` (reports are shared, secrets are not).
+ */
+export interface ShownExchange {
+  request: {
+    method: string;
+    /** The path and query, as sent, relative to the target's base URL. */
+    target: string;
+    headers: Array<[string, string]>;
+    body?: string | undefined;
+  };
+  response: {
+    status: number;
+    headers: Array<[string, string]>;
+    body: string;
   };
 }
 

@@ -1,5 +1,5 @@
 import type { KitIdentity } from "../kit.js";
-import { CLAUSES, clauseList, isTestable, SECTIONS, type Clause } from "../spec/clauses.js";
+import { CLAUSES, clauseList, isTestable, quoteText, SECTIONS, type Clause } from "../spec/clauses.js";
 import { stanceAnchor } from "../spec/stance.js";
 import { LEVELS, type Check } from "../types.js";
 
@@ -72,10 +72,7 @@ const kindCell = (c: Clause): string =>
   c.gap === undefined ? KIND[c.kind] : `${KIND[c.kind]} (${stanceLink(c.gap)})`;
 
 /** The spec's words, quoted: a table row keeps its cells, shown without the outer bars. */
-const quoteCell = (c: Clause): string => {
-  const row = /^\|(.*)\|$/.exec(c.quote);
-  return `“${cell(row === null ? c.quote : (row[1] ?? "").trim().replace(/\s*\|\s*/g, " · "))}”`;
-};
+const quoteCell = (c: Clause): string => `“${cell(quoteText(c.quote))}”`;
 
 export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdentity): string {
   const rows = clauseCoverage(catalogue);

@@ -674,6 +674,15 @@ const ENTRIES = [
   ),
 ] as const;
 
+/**
+ * A quote as a reader meets it: a table row's cells joined by " · ", without the row's bars; a
+ * sentence or bullet as it is.
+ */
+export function quoteText(quote: string): string {
+  const row = /^\|(.*)\|$/.exec(quote);
+  return row === null ? quote : (row[1] ?? "").trim().replace(/\s*\|\s*/g, " · ");
+}
+
 /** A clause's id: `§5.6`, `§4 Pagination.2`. */
 export type ClauseId = (typeof ENTRIES)[number]["id"];
 

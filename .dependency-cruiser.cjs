@@ -80,6 +80,14 @@ const forbidden = [
     to: { dependencyTypes: ["core"] },
   },
   {
+    name: "spec-file-imports-neither-tool",
+    comment:
+      "spec/ is the spec as data, read by the reference and the kit alike: it must not lean on either, or the kit would judge the reference by the reference's own reading",
+    severity: "error",
+    from: { path: "^spec/" },
+    to: { path: "^(src|conformance)/" },
+  },
+  {
     name: "production-code-imports-no-tests",
     severity: "error",
     from: { path: "^src/", pathNot: "(\\.test\\.tsx?$|^src/test-support/)" },

@@ -86,12 +86,20 @@ const anchorOf = (heading: string): string =>
 
 /** The README's relative links (files and headings) that point at nothing in the installed package. */
 async function brokenReadmeLinks(packageDir: string): Promise<string[]> {
+  const anchorsOf = (text: string): Set<string> =>
+    new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")));
   const readme = await readFile(join(packageDir, "README.md"), "utf8");
-  const anchors = new Set([...readme.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")));
   const broken: string[] = [];
   for (const [, target = ""] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
     if (/^[a-z]+:/.test(target)) continue; // a web address
-    const ok = target.startsWith("#") ? anchors.has(target.slice(1)) : existsSync(join(packageDir, target));
+    // `file#heading`: the file is in the package, and a Markdown file has the heading.
+    const [file = "", anchor] = target.split("#");
+    const text = file === "" ? readme : existsSync(join(packageDir, file)) ? undefined : null;
+    const ok =
+      text === null
+        ? false
+        : anchor === undefined ||
+          anchorsOf(text ?? (await readFile(join(packageDir, file), "utf8"))).has(anchor);
     if (!ok) broken.push(target);
   }
   return broken;

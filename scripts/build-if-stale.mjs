@@ -17,7 +17,7 @@ if (process.argv.includes("--stamp")) {
 }
 
 /** What the build reads: tsconfig.build.json's sources (tests left out, as there) and the configs. */
-const INPUT_DIRS = ["src", "conformance"];
+const INPUT_DIRS = ["spec", "src", "conformance"];
 const INPUT_FILES = [
   "tsconfig.json",
   "tsconfig.build.json",

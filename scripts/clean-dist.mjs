@@ -6,4 +6,4 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
-for (const dir of ["src", "conformance"]) rmSync(join(dist, dir), { recursive: true, force: true });
+for (const dir of ["spec", "src", "conformance"]) rmSync(join(dist, dir), { recursive: true, force: true });

@@ -170,6 +170,42 @@ describe("the packed kit", () => {
       expect(client.code, client.stderr).toBe(0);
       expect(client.stdout.trim()).toBe("function");
 
+      // The client's types compile in a browser project (no Node types), strictly, library files
+      // included: what it takes of the server's types reaches nothing of Node or of Express.
+      await writeFile(
+        join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            lib: ["ES2023", "DOM"],
+            types: [],
+          },
+          include: ["client-types.ts"],
+        }),
+      );
+      await writeFile(
+        join(project, "client-types.ts"),
+        [
+          'import { ControlClient, type SandboxClient } from "accounting-api-reference/control";',
+          'const control = new ControlClient({ baseUrl: "http://127.0.0.1:4010", key: "k" });',
+          "export async function run(): Promise<string> {",
+          '  await control.addFault({ path: "/api/v1/contacts", status: 500, untilCleared: true });',
+          "  const sandbox: SandboxClient = await control.createSandbox();",
+          '  const clock = await sandbox.advanceClock("P2D");',
+          "  // @ts-expect-error: 418 is no status of §7",
+          "  await sandbox.addFault({ status: 418 });",
+          "  return clock.now;",
+          "}",
+        ].join("\n"),
+      );
+      const types = await sh(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], project);
+      expect(types.code, types.stdout + types.stderr).toBe(0);
+
       // The root exports what the README documents, nothing else.
       const rootExports = await sh(
         process.execPath,

@@ -2,6 +2,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectError, testReference } from "../../test-support/reference.js";
 import { CONTROL_AUTH, CONTROL_KEY, controlledReference, ctl } from "../../test-support/control.js";
+import { CONTROL_TABLE } from "./table.js";
 
 // The control surface is reachable on a developer's machine, so by every web page they visit: it
 // wants its own key, sends no CORS headers and refuses what a browser sends from another site.
@@ -186,8 +187,16 @@ describe("GET /__control/: what the surface offers", () => {
     const res = await ctl(ref).get("/");
     expect(res.status).toBe(200);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(ref.control.describe())));
-    const body = res.body as { operations: { method: string; path: string }[]; clock: { now: string } };
+    const body = res.body as {
+      operations: { name: string; method: string; path: string }[];
+      clock: { now: string };
+    };
     expect(body.operations.map((o) => `${o.method} ${o.path}`)).toContain("POST /__control/reset");
+    // Each under the name of its method in the clients, in the table's order.
+    expect(body.operations.map((o) => o.name)).toEqual(Object.keys(CONTROL_TABLE));
+    expect(body.operations).toContainEqual(
+      expect.objectContaining({ name: "setClock", method: "PUT", path: "/__control/clock" }),
+    );
     expect(body.clock.now).toBe(ref.clock.now().toISOString());
   });
 

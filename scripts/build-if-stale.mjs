@@ -47,15 +47,18 @@ function builtAt() {
   }
 }
 
+/** What `read` finds, or nothing for a path that does not exist. */
+const orNever = (read) => {
+  try {
+    return read();
+  } catch {
+    return -Infinity;
+  }
+};
+
 const inputs = Math.max(
-  ...INPUT_DIRS.map((d) => newest(join(root, d))),
-  ...INPUT_FILES.map((f) => {
-    try {
-      return statSync(join(root, f)).mtimeMs;
-    } catch {
-      return -Infinity;
-    }
-  }),
+  ...INPUT_DIRS.map((d) => orNever(() => newest(join(root, d)))),
+  ...INPUT_FILES.map((f) => orNever(() => statSync(join(root, f)).mtimeMs)),
 );
 
 if (inputs > builtAt()) {

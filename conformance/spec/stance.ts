@@ -230,7 +230,7 @@ export const STANCES: readonly Stance[] = [
     35,
     "The case of Bearer, a token in the query string",
     "§4.1, §5.1",
-    "Shown only, but for Authorization headers that are no `Bearer <token>` at all (junk after the token, two schemes, the token twice), which get 401 (MUST).",
+    "Shown only, but for Authorization headers that are no `Bearer <token>` at all (junk after the token, two schemes, the token twice), which get 401 (MUST), and for a revoked or expired token under another spelling of the scheme (bearer, BEARER): read as Bearer or not, it gets 401 (MUST).",
   ),
   row(
     36,

@@ -127,7 +127,7 @@ export const STANCES: readonly Stance[] = [
     17,
     "Blank or white-space-only required strings",
     "§4 Contacts body, §4 Products body",
-    "Shown only: taking and refusing both pass. Outer spaces may be kept or trimmed, never replaced by anything else.",
+    "Shown only: taking and refusing both pass. Outer spaces may be kept or trimmed, never replaced by anything else; a value at its maximum length and a space is refused or trimmed, never kept one past the maximum (MUST).",
   ),
   row(
     18,

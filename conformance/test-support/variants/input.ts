@@ -307,6 +307,29 @@ export const lengthIgnoresSpaces = violation(
   ),
 );
 
+// §8: the limit judged on one value, another stored (issue 29's foreign-go `sku-trim-check`).
+export const skuLengthAfterTrim = violation(
+  "sku-length-after-trim",
+  "a sku's length is checked once its outer spaces are trimmed, but the sku is stored as sent: 100 characters and a space are stored as 101",
+  ["coverage.product-fields"],
+  () => {
+    // What was sent, by the trimmed sku the reference stored in its stead.
+    const sent = new Map<string, string>();
+    return [
+      mapRequestJson((body, req) => {
+        if (req.path !== PRODUCTS || typeof body.sku !== "string") return body;
+        const trimmed = body.sku.trim();
+        if (codePoints(body.sku) <= 100 || codePoints(trimmed) > 100) return body;
+        sent.set(trimmed, body.sku);
+        return { ...body, sku: trimmed };
+      }),
+      mapResources((item) =>
+        typeof item.sku === "string" && sent.has(item.sku) ? { ...item, sku: sent.get(item.sku) } : item,
+      ),
+    ];
+  },
+);
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const unknownBodyFieldsIgnored = benign(

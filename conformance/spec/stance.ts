@@ -67,7 +67,7 @@ export const STANCES: readonly Stance[] = [
     7,
     "The order of a list",
     "§4 Pagination.2",
-    "Newest first, by date for invoices and expenses and by createdAt for contacts and products, is expected (SHOULD): §4's way to page with before only works in that order. Ties may be in any order.",
+    "Newest first, by date for invoices and expenses and by createdAt for contacts and products, records just created included, is expected (SHOULD): §4's way to page with before only works in that order; and limit=n is expected to answer the first n items of that order (SHOULD). Where a list takes before, a page must hold its newest items (MUST): no item it leaves out may be newer than its last, or paging as §4 says would never reach it; the order within the page stays a SHOULD. Ties may be in any order.",
   ),
   row(
     8,

@@ -55,7 +55,7 @@ export const STANCES: readonly Stance[] = [
     5,
     "Which fields a contact's creation answers",
     "§2 Contact.11",
-    "The answer must carry id, type, name and createdAt, and the email and phone sent, unchanged (MUST). More fields are allowed; email and phone may be absent when they were not sent.",
+    "The answer must carry id, type, name and createdAt, and the email and phone sent, unchanged (MUST; an e-mail's capitals aside, row 18). More fields are allowed; email and phone may be absent when they were not sent.",
   ),
   row(
     6,
@@ -133,7 +133,7 @@ export const STANCES: readonly Stance[] = [
     18,
     "What a valid e-mail address is",
     "§2 Contact.4, §4 Contacts body.3",
-    "Clear cases are held (MUST): a plain address is taken; text without an @, with nothing before or after it, or with a space is refused. Borderline forms (a quoted local part, an IP literal, an internationalized domain) are shown.",
+    "Clear cases are held (MUST): a plain address is taken; text without an @, with nothing before or after it, or with a space is refused. Borderline forms (a quoted local part, an IP literal, an internationalized domain) are shown. An address with capitals reads back as the same letters, in any case (MUST): the spec says nothing of normalising; its local part as sent, capitals included, is expected (SHOULD: RFC 5321 §2.4 makes the local part case-sensitive), while the domain may come back in lower case.",
   ),
   row(
     19,

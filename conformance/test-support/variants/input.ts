@@ -330,6 +330,15 @@ export const skuLengthAfterTrim = violation(
   },
 );
 
+// A SHOULD: the local part of an address is case-sensitive (RFC 5321 §2.4), §2 says nothing of case.
+export const emailLocalPartLowerCased = violation(
+  "email-local-part-lower-cased",
+  "e-mail addresses are stored lower-cased, local part included: Jean.Tremblay@Example.COM reads back as jean.tremblay@example.com (SHOULD: run with --strict)",
+  ["contacts.email-local-part"],
+  mapBodyStrings((v, field) => (field === "email" ? v.toLowerCase() : v)),
+  { strict: true },
+);
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const unknownBodyFieldsIgnored = benign(
@@ -349,8 +358,19 @@ export const textTrimmed = benign(
 
 export const emailLowerCased = benign(
   "email-lower-cased",
-  "e-mail addresses are kept lower-cased",
+  "e-mail addresses are kept lower-cased (legal by default: §2 says nothing of case; a SHOULD under --strict, email-local-part-lower-cased)",
   mapBodyStrings((v, field) => (field === "email" ? v.toLowerCase() : v)),
+);
+
+export const emailDomainLowerCased = benign(
+  "email-domain-lower-cased",
+  "the domain of an e-mail address is lower-cased, the local part kept (as Django's normalize_email does): the same address, so it passes --strict too",
+  mapBodyStrings((v, field) =>
+    field === "email" && v.includes("@")
+      ? `${v.slice(0, v.lastIndexOf("@"))}${v.slice(v.lastIndexOf("@")).toLowerCase()}`
+      : v,
+  ),
+  { strict: true },
 );
 
 export const skuCaseInsensitive = benign(

@@ -309,6 +309,13 @@ export const limitBeforeSort = violation(
   pagesPicked((items, limit) => items.slice(-limit), LIST_PATHS),
 );
 
+export const expensesOldestFirstCut = violation(
+  "expenses-oldest-first-cut",
+  "expenses are ordered oldest first and then cut: limit=n answers the n oldest, so paging with before from the last item never reaches the newer ones (a page of the newest n shown oldest first, lists-oldest-first, is only a SHOULD)",
+  ["lists.page-newest"],
+  pagesPicked((items, limit) => [...items].reverse().slice(0, limit), [EXPENSES]),
+);
+
 /** Created during the run (the variants' clock starts after every fixture's date). */
 const createdInRun = (item: unknown): boolean =>
   isObject(item) && typeof item.createdAt === "string" && item.createdAt >= VIRTUAL_START;

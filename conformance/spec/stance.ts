@@ -55,7 +55,7 @@ export const STANCES: readonly Stance[] = [
     5,
     "Which fields a contact's creation answers",
     "§2 Contact.11",
-    "The answer must carry id, type, name and createdAt, and the email and phone sent, unchanged (MUST). More fields are allowed; email and phone may be absent when they were not sent.",
+    "The answer must carry id, type, name and createdAt, and the email and phone sent, unchanged (MUST; an e-mail's capitals aside, row 18). More fields are allowed; email and phone may be absent when they were not sent.",
   ),
   row(
     6,
@@ -67,7 +67,7 @@ export const STANCES: readonly Stance[] = [
     7,
     "The order of a list",
     "§4 Pagination.2",
-    "Newest first, by date for invoices and expenses and by createdAt for contacts and products, is expected (SHOULD): §4's way to page with before only works in that order. Ties may be in any order.",
+    "Newest first, by date for invoices and expenses and by createdAt for contacts and products, records just created included, is expected (SHOULD): §4's way to page with before only works in that order; and limit=n is expected to answer the first n items of that order (SHOULD). Where a list takes before, a page must hold its newest items (MUST): no item it leaves out may be newer than its last, or paging as §4 says would never reach it; the order within the page stays a SHOULD. Ties may be in any order.",
   ),
   row(
     8,
@@ -127,13 +127,13 @@ export const STANCES: readonly Stance[] = [
     17,
     "Blank or white-space-only required strings",
     "§4 Contacts body, §4 Products body",
-    "Shown only: taking and refusing both pass. Outer spaces may be kept or trimmed, never replaced by anything else.",
+    "Shown only: taking and refusing both pass. Outer spaces may be kept or trimmed, never replaced by anything else; a value at its maximum length and a space is refused or trimmed, never kept one past the maximum (MUST).",
   ),
   row(
     18,
     "What a valid e-mail address is",
     "§2 Contact.4, §4 Contacts body.3",
-    "Clear cases are held (MUST): a plain address is taken; text without an @, with nothing before or after it, or with a space is refused. Borderline forms (a quoted local part, an IP literal, an internationalized domain) are shown.",
+    "Clear cases are held (MUST): a plain address is taken; text without an @, with nothing before or after it, or with a space is refused. Borderline forms (a quoted local part, an IP literal, an internationalized domain) are shown. An address with capitals reads back as the same letters, in any case (MUST): the spec says nothing of normalising; its local part as sent, capitals included, is expected (SHOULD: RFC 5321 §2.4 makes the local part case-sensitive), while the domain may come back in lower case.",
   ),
   row(
     19,
@@ -230,7 +230,7 @@ export const STANCES: readonly Stance[] = [
     35,
     "The case of Bearer, a token in the query string",
     "§4.1, §5.1",
-    "Shown only, but for Authorization headers that are no `Bearer <token>` at all (junk after the token, two schemes, the token twice), which get 401 (MUST).",
+    "Shown only, but for Authorization headers that are no `Bearer <token>` at all (junk after the token, two schemes, the token twice), which get 401 (MUST), and for a revoked or expired token under another spelling of the scheme (bearer, BEARER): read as Bearer or not, it gets 401 (MUST).",
   ),
   row(
     36,

@@ -143,8 +143,13 @@ describe("README: in component tests", () => {
     const jest = join(jestHome, "node_modules", "jest", "bin", "jest.js");
     if (!existsSync(jest)) {
       // `npm install` with the lock rather than `npm ci`: npm 11 refuses `ci` here over platform
-      // packages the lock leaves out (@unrs/resolver-binding-*); the lock is followed all the same.
-      const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], jestHome);
+      // packages the lock leaves out (@unrs/resolver-binding-*); the lock is followed all the same, and
+      // `--no-save` keeps npm from writing those packages into it: a test run leaves the checkout clean.
+      const install = await run(
+        "npm",
+        ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund"],
+        jestHome,
+      );
       expect(install.code, install.output).toBe(0);
     }
     // Jest does not read TypeScript without a transform of its own: the sources, as JavaScript.

@@ -126,6 +126,60 @@ const EXPECTS_BODY = new Set(["POST", "PUT", "PATCH"]);
 /** Statuses whose response has no body (Fetch: "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
+/**
+ * The platform's classes as this module found them when it loaded. msw's setupServer later replaces
+ * the globals with proxies (and `Headers.prototype.append` with a wrapper) that record raw header
+ * names: an answer built through them costs about twice as much (DECISIONS.md, "The msw handlers'
+ * speed"). The answer is the same either way.
+ */
+const { Request: PlatformRequest, Response: PlatformResponse } = globalThis;
+
+/**
+ * An answer of the in-process edge: `fetch` gives its answer the URL it asked, without the fragment,
+ * where a constructed Response has none.
+ */
+class InProcessResponse extends PlatformResponse {
+  readonly #url: string;
+
+  constructor(body: ConstructorParameters<typeof Response>[0], init: ResponseInit, url: string) {
+    super(body, init);
+    this.#url = url;
+  }
+
+  static {
+    // An accessor on the prototype rather than a property defined on each answer.
+    Object.defineProperty(this.prototype, "url", {
+      get(this: InProcessResponse) {
+        return this.#url;
+      },
+    });
+  }
+}
+
+/** What a request is sent to, read from its URL (serialized by the Request, so the parts are plain). */
+interface Target {
+  method: string;
+  /** `host[:port]`. */
+  host: string;
+  /** The path and the query string: the request line's target. */
+  path: string;
+  /** The URL without its fragment: the answer's `url`. */
+  url: string;
+}
+
+function targetOf(request: Request): Target {
+  const href = request.url;
+  const scheme = href.startsWith("http://") ? 7 : href.startsWith("https://") ? 8 : 0;
+  if (scheme === 0) {
+    throw networkError(new Error(`${href.slice(0, href.indexOf(":") + 1)} is not an HTTP URL`));
+  }
+  // An HTTP URL, once serialized, always has a path ("/" at least); a "#" can only start the fragment.
+  const hash = href.indexOf("#");
+  const url = hash === -1 ? href : href.slice(0, hash);
+  const slash = url.indexOf("/", scheme);
+  return { method: request.method, host: url.slice(scheme, slash), path: url.slice(slash), url };
+}
+
 /** A network failure as `fetch` reports it: a TypeError whose cause says what happened. */
 const networkError = (cause: unknown): TypeError => new TypeError("fetch failed", { cause });
 
@@ -133,9 +187,9 @@ const networkError = (cause: unknown): TypeError => new TypeError("fetch failed"
  * The request's head as the client writes it: request line, header lines (a Host when the request has
  * none), the body's length, and a keep-alive connection as `fetch` keeps its own.
  */
-function requestHead(request: Request, url: URL, body: Buffer | null): string {
-  let head = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  if (!request.headers.has("host")) head += `Host: ${url.host}\r\n`;
+function requestHead(request: Request, target: Target, body: Buffer | null): string {
+  let head = `${target.method} ${target.path} HTTP/1.1\r\n`;
+  if (!request.headers.has("host")) head += `Host: ${target.host}\r\n`;
   for (const [name, value] of request.headers) {
     if (!HOP_BY_HOP.has(name)) head += `${name}: ${value}\r\n`;
   }
@@ -265,10 +319,9 @@ function dechunked(bytes: Buffer): Buffer | undefined {
 }
 
 /** The answer as a WHATWG Response: headers in the order sent, the body read whole. */
-function toResponse(answer: Answer, url: URL): Response {
-  const headers = new Headers();
-  for (const [name, value] of answer.headers) headers.append(name, value);
-  const { status, body, complete } = answer;
+function toResponse(answer: Answer, url: string): Response {
+  // Pairs, not `append`: the Response fills its headers itself, past any wrapper of `append`.
+  const { headers, status, body, complete } = answer;
   const empty = NULL_BODY.has(status) || answer.bodiless;
   // A plain Uint8Array, not a Buffer: undici reads it back in half the time.
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.length);
@@ -283,11 +336,7 @@ function toResponse(answer: Answer, url: URL): Response {
             controller.error(new TypeError("terminated"));
           },
         });
-  const response = new Response(content, { status, statusText: answer.statusText, headers });
-  // `fetch` gives its answer the URL it asked, without the fragment; a constructed Response has none.
-  url.hash = "";
-  Object.defineProperty(response, "url", { value: url.href });
-  return response;
+  return new InProcessResponse(content, { status, statusText: answer.statusText, headers }, url);
 }
 
 /**
@@ -300,11 +349,9 @@ export function fetchEdge(app: App): Fetch {
   let server: Server | undefined;
   const idle: Connection[] = [];
   return async (input, init) => {
-    const request = input instanceof Request && init === undefined ? input : new Request(input, init);
-    const url = new URL(request.url);
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw networkError(new Error(`${url.protocol} is not an HTTP URL`));
-    }
+    const request =
+      input instanceof PlatformRequest && init === undefined ? input : new PlatformRequest(input, init);
+    const target = targetOf(request);
     const { signal } = request;
     signal.throwIfAborted();
     const body = request.body === null ? null : Buffer.from(await request.arrayBuffer());
@@ -328,7 +375,7 @@ export function fetchEdge(app: App): Fetch {
         if (!settle()) return;
         via.destroy();
         if (answer === undefined) reject(networkError(new Error("the connection closed before an answer")));
-        else resolve(toResponse(answer, url));
+        else resolve(toResponse(answer, target.url));
       };
       via.use({
         data(chunk) {
@@ -347,7 +394,7 @@ export function fetchEdge(app: App): Fetch {
           setImmediate(() => {
             if (whole.keepAlive && !via.done) idle.push(via);
             else via.destroy();
-            resolve(toResponse(whole, url));
+            resolve(toResponse(whole, target.url));
           });
         },
         end: gone,
@@ -358,7 +405,7 @@ export function fetchEdge(app: App): Fetch {
         via.destroy();
       };
       signal.addEventListener("abort", onAbort, { once: true });
-      via.send(Buffer.from(requestHead(request, url, body), "latin1"));
+      via.send(Buffer.from(requestHead(request, target, body), "latin1"));
       if (body !== null && body.length > 0) via.send(body);
     });
   };

@@ -275,7 +275,7 @@ function buildProgram(io: CliIo): Command {
     .addOption(
       new Option(
         "--tokens <file>",
-        'token manifest (see README, "Token manifest"); default: the reference fixtures\'',
+        'token manifest (see docs/implementers.md, "Token manifest"); default: the reference fixtures\'',
       ),
     )
     .addOption(

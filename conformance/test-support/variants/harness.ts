@@ -225,6 +225,29 @@ function capture(res: ServerResponse, finish: (out: Outgoing) => void): void {
   Object.assign(res, { writeHead, write, end });
 }
 
+/**
+ * The reference reads some headers as sent (`rawHeaders`: several `Authorization` lines are refused, as
+ * §5 has one token per request), so a header a layer rewrote in `req.headers` is rewritten there too:
+ * its lines as sent are replaced by the layer's value (one line per array item), the others kept.
+ */
+function rewriteRawHeaders(req: IncomingMessage, sent: IncomingHttpHeaders): void {
+  const changed = new Set(
+    [...Object.keys(sent), ...Object.keys(req.headers)].filter((name) => sent[name] !== req.headers[name]),
+  );
+  if (changed.size === 0) return;
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (!changed.has(name.toLowerCase())) raw.push(name, req.rawHeaders[i + 1] as string);
+  }
+  for (const name of changed) {
+    const value = req.headers[name];
+    for (const line of value === undefined ? [] : Array.isArray(value) ? value : [value])
+      raw.push(name, line);
+  }
+  req.rawHeaders = raw;
+}
+
 /** The reference behind layers: requests pass through them in order, answers in reverse order. */
 export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler {
   const app = reference.app;
@@ -243,6 +266,7 @@ export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler
     if (layers.some((l) => l.readBody === true) && length > 0 && length <= BODY_READ_MAX) {
       incoming.body = await readBody(req);
     }
+    const sent = { ...req.headers };
     for (const layer of layers) {
       const reply = await layer.request?.(incoming);
       if (reply !== undefined) {
@@ -250,6 +274,7 @@ export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler
         return;
       }
     }
+    rewriteRawHeaders(req, sent);
     const search = incoming.query.toString();
     req.method = incoming.method;
     req.url = `${incoming.path}${search === "" ? "" : `?${search}`}`;

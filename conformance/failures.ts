@@ -1,6 +1,6 @@
 import type { ClauseId } from "./spec/clauses.js";
 import { LISTS } from "./spec/constants.js";
-import type { HttpExchange, HttpRequest } from "./types.js";
+import type { HttpExchange, HttpRequest } from "./exchange.js";
 
 /**
  * What a failure and an observation say about themselves beyond their text: a stable key (the same

@@ -2,16 +2,16 @@ import { randomInt } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
-import { FetchHttpClient, RequestError } from "./client.js";
+import { FetchHttpClient, RequestError } from "./engine/client.js";
 import { kitIdentity } from "./kit.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
-import { RatePacer } from "./pacer.js";
-import { preflight } from "./preflight.js";
+import { RatePacer } from "./engine/pacer.js";
+import { preflight } from "./engine/preflight.js";
 import { applyBaseline, type Baseline } from "./report/baseline.js";
 import { attributeBlockers } from "./report/defects.js";
 import type { RunProgress } from "./report/progress.js";
 import { watchedClock } from "./report/progress.js";
-import { InvalidOptionError, compileGrep, runChecks, selectChecks } from "./runner.js";
+import { InvalidOptionError, compileGrep, runChecks, selectChecks } from "./engine/runner.js";
 import {
   systemKitClock,
   type Check,
@@ -47,9 +47,9 @@ export { CLAUSES } from "./spec/clauses.js";
 export type { ManifestToken, RateLimitPolicy, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 export { DEFAULT_RATE_LIMIT, TokenManifestSchema } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
-export { InvalidOptionError, failsRun } from "./runner.js";
-export { RequestError } from "./client.js";
-export { ManifestMismatchError, type PreflightProblem } from "./preflight.js";
+export { InvalidOptionError, failsRun } from "./engine/runner.js";
+export { RequestError } from "./engine/client.js";
+export { ManifestMismatchError, type PreflightProblem } from "./engine/preflight.js";
 export { BaselineError, readBaseline, type Baseline } from "./report/baseline.js";
 export { kitIdentity, type KitIdentity } from "./kit.js";
 export { renderConsoleReport, renderSummaryLine } from "./report/console.js";

@@ -16,7 +16,7 @@ import {
 } from "../support/assert.js";
 import { fullToken, itemsOf, listRequest, tokenHolding, validContact } from "../support/data.js";
 import { ruleCheck, type RuleRow } from "../support/rows.js";
-import type { NearPathAnswer } from "../support/shared.js";
+import { onceSlot } from "../support/shared.js";
 import { ANNOUNCED_POSTS, LISTS } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
 
@@ -36,10 +36,18 @@ const postContactRaw = (
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
+interface NearPathAnswer {
+  what: string;
+  ex: HttpExchange;
+}
+
+/** errors.near-paths and errors.reference-near-paths. */
+const NEAR_PATHS = onceSlot<readonly NearPathAnswer[]>("the near paths");
+
 /** spec-gaps #34: what a path that is almost an endpoint gets; shared by the PROBE and the REFERENCE. */
 function nearPaths(ctx: CheckContext): Promise<readonly NearPathAnswer[]> {
   const token = fullToken(ctx);
-  return ctx.shared.nearPaths.get(async () => {
+  return ctx.shared.get(NEAR_PATHS).get(async () => {
     const cases: Array<{ what: string; request: HttpRequest }> = [
       {
         what: "A trailing slash (GET /api/v1/contacts/)",

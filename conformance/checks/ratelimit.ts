@@ -3,7 +3,7 @@ import { failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { answer, expectError, fail, header, statusAndCode } from "../support/assert.js";
 import { fullToken, leastUsed, listRequest, usableTokens } from "../support/data.js";
-import type { Burst } from "../support/shared.js";
+import { onceSlot, valueSlot } from "../support/shared.js";
 import { SECTION } from "../spec/clauses.js";
 
 /**
@@ -12,6 +12,28 @@ import { SECTION } from "../spec/clauses.js";
  */
 
 const ORIGIN = "https://ratelimit.conformance.example";
+
+interface Burst {
+  /** Requests sent up to the 429 (included), or in all when none came. */
+  sent: number;
+  first: HttpExchange | undefined;
+  /** The 429, if one came. */
+  limited: HttpExchange | undefined;
+  /** An answer that was neither 200 nor 429: the burst stopped on it. */
+  unexpected: HttpExchange | undefined;
+  /** From the first request sent to the last answer read. */
+  durationMs: number;
+}
+
+/** The rate-limit burst the final phase's checks read. */
+const BURST = onceSlot<Burst>("the burst");
+/** The burst of refused requests (ratelimit.counts-failures), with a token of its own. */
+const FAILURE_BURST = onceSlot<Burst>("the burst of refused requests");
+/** What the rate limit reads as counting (ratelimit.scope), once it could be told. */
+const RATE_SCOPE = valueSlot<{ scope?: "token" | "organization" | "address" | undefined }>(
+  "the rate limit's scope",
+  () => ({}),
+);
 
 /** Requests in flight at once: enough to outrun a window on a slow client, few enough not to flood. */
 const BATCH = 10;
@@ -137,7 +159,7 @@ function skipIfSlow(ctx: CheckContext, b: Burst): void {
 
 const burst = (ctx: CheckContext): Promise<Burst> => {
   const token = fullToken(ctx);
-  return ctx.shared.burst.get(() => exhaust(ctx, successes(token)));
+  return ctx.shared.get(BURST).get(() => exhaust(ctx, successes(token)));
 };
 
 /**
@@ -202,7 +224,7 @@ export const rateLimitChecks: readonly Check[] = [
         return ctx.skip(
           "the manifest has no usable token besides the burst's, whose budget this would spend",
         );
-      const b = await ctx.shared.failureBurst.get(() => exhaust(ctx, refusals(ctx, token)));
+      const b = await ctx.shared.get(FAILURE_BURST).get(() => exhaust(ctx, refusals(ctx, token)));
       expectLimited(ctx, b, {
         what: "refused requests",
         expected: "400 or 404",
@@ -272,7 +294,7 @@ export const rateLimitChecks: readonly Check[] = [
             : `shared with ${limited.join(" and ")}`;
       // What ratelimit.not-early counts by: only a reading the probes settle.
       const sameOrg = limited.length === 1 && limited[0] === "another token of the same organization";
-      ctx.shared.rateScope =
+      ctx.shared.get(RATE_SCOPE).scope =
         limited.length === 0 && sibling !== undefined
           ? "token"
           : limited.length === probes.length
@@ -386,7 +408,7 @@ export const rateLimitChecks: readonly Check[] = [
       const history = ctx.http.history().filter(bracketed);
       const limited = history.filter((ex) => ex.status === 429);
       if (limited.length === 0) ctx.skip("no request of the run met a 429");
-      const scope = ctx.shared.rateScope ?? "address";
+      const scope = ctx.shared.get(RATE_SCOPE).scope ?? "address";
       // The target took each request in somewhere between the kit sending it and the answer coming
       // back, however long the way (a busy machine, a slow proxy): a request counts when it may
       // have arrived before the 429's request and within the window before it. The margin on the

@@ -1,4 +1,4 @@
-import { singleQuote } from "../client.js";
+import { singleQuote } from "../engine/client.js";
 import { FOUNDATIONS, type Cause } from "../failures.js";
 import { clauseList, formatClauses, SECTIONS, sectionHasRules } from "../spec/clauses.js";
 import { LEVELS, type Check, type CheckResult, type Level, type Outcome, type RunReport } from "../types.js";

@@ -3,6 +3,7 @@ import { failureKey } from "../failures.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
+import { memoSlot, valueSlot } from "./shared.js";
 import { LISTS, MAX, type ListName } from "../spec/constants.js";
 
 /**
@@ -68,10 +69,23 @@ export function usableTokens(ctx: CheckContext): ManifestToken[] {
   );
 }
 
+/** The last number `unique()` handed out: no two records of a run share a name or sku by chance. */
+const SEQUENCE = valueSlot("the run's sequence", () => ({ last: 0 }));
+/** The largest first page of each list, as each token sees it. */
+const FIRST_PAGES = memoSlot<string, HttpExchange>("first pages");
+/** One filtered read at the largest page, per list, filter value and token. */
+const FILTERED_PAGES = memoSlot<string, HttpExchange>("filtered pages");
+/** The run's reference records. */
+const CREATED_CONTACTS = memoSlot<ContactVariant, Created>("reference contacts");
+const CREATED_PRODUCTS = memoSlot<ProductVariant, CreatedProduct>("reference products");
+/** Whether each list takes `before` (spec-gaps #8), per token. */
+const BEFORE_SUPPORT = memoSlot<string, BeforeSupport>("before support");
+
 /** `<marker>-<tag>-<n>`: unique within the run, so that no two records share a sku by accident. */
 export function unique(ctx: CheckContext, tag: string): string {
-  ctx.shared.sequence += 1;
-  return `${ctx.marker}-${tag}-${ctx.shared.sequence}`;
+  const sequence = ctx.shared.get(SEQUENCE);
+  sequence.last += 1;
+  return `${ctx.marker}-${tag}-${sequence.last}`;
 }
 
 /** A generated draft with a sku no other record of the run has (`<marker>-p-<n>-<tail>`, at most 100). */
@@ -112,9 +126,11 @@ export const dataObject = (ex: HttpExchange): JsonObject | undefined =>
 
 /** The first page, at the largest limit, as the token sees it; fetched once per run. */
 export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
-  return ctx.shared.firstPages.get(`${list}:${token.label}`, () =>
-    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
-  );
+  return ctx.shared
+    .get(FIRST_PAGES)
+    .get(`${list}:${token.label}`, () =>
+      ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
+    );
 }
 
 /**
@@ -134,9 +150,11 @@ export function filteredPage(
   token: ManifestToken,
 ): Promise<HttpExchange> {
   const param = LISTS[list].filter?.param ?? "type";
-  return ctx.shared.filteredPages.get(`${list}:${value}:${token.label}`, () =>
-    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
-  );
+  return ctx.shared
+    .get(FILTERED_PAGES)
+    .get(`${list}:${value}:${token.label}`, () =>
+      ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
+    );
 }
 
 // ---- records the run creates ------------------------------------------------------------------------
@@ -168,7 +186,7 @@ export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObj
 export function createdContact(ctx: CheckContext, variant: ContactVariant): Promise<Created> {
   const token = fullToken(ctx, 0);
   const body = contactBody(ctx, variant);
-  return ctx.shared.createdContacts.get(variant, async () => ({
+  return ctx.shared.get(CREATED_CONTACTS).get(variant, async () => ({
     body,
     exchange: await ctx.http.send({ method: "POST", path: LISTS.contacts.path, auth: token, json: body }),
   }));
@@ -213,7 +231,7 @@ export const postProduct = (
 export function createdProduct(ctx: CheckContext, variant: ProductVariant): Promise<CreatedProduct> {
   const token = fullToken(ctx, 0);
   const draft = productDraft(ctx, variant);
-  return ctx.shared.createdProducts.get(variant, async () => ({
+  return ctx.shared.get(CREATED_PRODUCTS).get(variant, async () => ({
     draft,
     exchange: await postProduct(ctx, token, draft),
   }));
@@ -263,7 +281,7 @@ export function beforeSupport(
   list: ListName,
   token: ManifestToken,
 ): Promise<BeforeSupport> {
-  return ctx.shared.beforeSupport.get(`${list}:${token.label}`, async (): Promise<BeforeSupport> => {
+  return ctx.shared.get(BEFORE_SUPPORT).get(`${list}:${token.label}`, async (): Promise<BeforeSupport> => {
     const limit = String(MAX.pageMax);
     const plain = await currentPage(ctx, list, token);
     const items = itemsOf(plain);

@@ -1,7 +1,7 @@
 import type { Organization } from "../../../src/model/records.js";
 import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import type { Reference } from "../../../src/entry/reference.js";
-import { FULL_SCOPES } from "../../tokens.js";
+import { FULL_SCOPES } from "../../engine/tokens.js";
 import {
   CONTACTS,
   dropHeader,

@@ -2,13 +2,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main, type CliIo } from "./cli.js";
+import { main, type CliIo } from "../cli.js";
 import { FetchHttpClient } from "./client.js";
-import type { TokenManifest } from "./manifest-schema.js";
+import type { TokenManifest } from "../manifest-schema.js";
 import { RatePacer } from "./pacer.js";
 import { ManifestMismatchError, preflight, trialOf } from "./preflight.js";
-import { plain, startVariant, type StartedVariant } from "./test-support/variants/harness.js";
-import { revokedTokenAccepted } from "./test-support/variants/auth.js";
+import { plain, startVariant, type StartedVariant } from "../test-support/variants/harness.js";
+import { revokedTokenAccepted } from "../test-support/variants/auth.js";
 
 let target: StartedVariant;
 let requests = 0;

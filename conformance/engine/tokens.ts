@@ -1,5 +1,5 @@
-import type { ManifestOrganization, ManifestToken, TokenManifest } from "./manifest-schema.js";
-import type { TokenNeed, TokenPool } from "./types.js";
+import type { ManifestOrganization, ManifestToken, TokenManifest } from "../manifest-schema.js";
+import type { TokenNeed, TokenPool } from "../types.js";
 
 /** The scopes that have an endpoint today (§4): a "full" token holds all of them. */
 export const FULL_SCOPES = [

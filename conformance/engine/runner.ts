@@ -1,10 +1,9 @@
 import { randomInt } from "node:crypto";
-import type { TokenManifest } from "./manifest-schema.js";
+import type { TokenManifest } from "../manifest-schema.js";
 import { RequestError } from "./client.js";
-import { clauseList } from "./spec/clauses.js";
-import { SharedData } from "./support/shared.js";
+import { clauseList } from "../spec/clauses.js";
 import { ManifestTokenPool } from "./tokens.js";
-import { CheckFailure, failureKey, type Observation } from "./failures.js";
+import { CheckFailure, failureKey, type Observation } from "../failures.js";
 import {
   systemKitClock,
   type Check,
@@ -16,7 +15,8 @@ import {
   type Level,
   type Outcome,
   type RunOptions,
-} from "./types.js";
+  sharedStore,
+} from "../types.js";
 
 /** Thrown by `ctx.skip()` and by `tokens.get()`: ends a check as skipped. */
 export class SkipSignal extends Error {
@@ -139,7 +139,7 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
     tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
-    shared: new SharedData(),
+    shared: sharedStore(),
     clock,
   };
   const results: CheckResult[] = [];

@@ -1,6 +1,6 @@
 import type { RequestPacer } from "./pacer.js";
-import { CheckFailure, failureKey, routeOf } from "./failures.js";
-import type { DerivedSecret, HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "./types.js";
+import { CheckFailure, failureKey, routeOf } from "../failures.js";
+import type { DerivedSecret, HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "../types.js";
 
 /**
  * The kit's transport: Node's global fetch, paced by one Pacer for the whole run, every exchange

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { FetchHttpClient, RequestError, buildUrl, prepareRequest, renderCurl } from "./client.js";
 import { Pacer } from "./pacer.js";
-import { nearMisses } from "./support/near-miss.js";
+import { nearMisses } from "../support/near-miss.js";
 import {
   closedBaseUrl,
   json,
@@ -12,7 +12,7 @@ import {
   startLocalServer,
   testManifest,
   type LocalServer,
-} from "./test-support/local.js";
+} from "../test-support/local.js";
 
 const manifest = testManifest();
 const fullToken = nth(manifest.tokens, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { testManifest } from "./test-support/local.js";
+import { testManifest } from "../test-support/local.js";
 import { ManifestTokenPool, describeNeed } from "./tokens.js";
-import type { TokenNeed } from "./types.js";
+import type { TokenNeed } from "../types.js";
 
 class Skipped extends Error {}
 const skip = (reason: string): never => {

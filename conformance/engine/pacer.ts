@@ -1,5 +1,5 @@
-import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
-import type { HttpRequest } from "./types.js";
+import type { ManifestToken, RateLimitScope, TokenManifest } from "../manifest-schema.js";
+import type { HttpRequest } from "../types.js";
 
 /**
  * Rolling-window pacers: the kit's own requests stay under the rate limit the target enforces. `Pacer`

@@ -1,6 +1,6 @@
-import type { ManifestToken, TokenManifest } from "./manifest-schema.js";
-import { LISTS } from "./spec/constants.js";
-import type { HttpClient, HttpExchange, HttpRequest } from "./types.js";
+import type { ManifestToken, TokenManifest } from "../manifest-schema.js";
+import { LISTS } from "../spec/constants.js";
+import type { HttpClient, HttpExchange, HttpRequest } from "../types.js";
 
 /**
  * The manifest preflight: before any check, each token of the manifest is tried once against the

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ManifestToken } from "./manifest-schema.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import { Pacer, RatePacer, defaultSafetyMargin, type PacerTimer } from "./pacer.js";
-import { nth, testManifest } from "./test-support/local.js";
-import type { HttpRequest } from "./types.js";
+import { nth, testManifest } from "../test-support/local.js";
+import type { HttpRequest } from "../types.js";
 
 /** Time that moves only when the pacer sleeps or the test advances it. */
 class FakeTimer implements PacerTimer {

@@ -64,3 +64,34 @@ export interface HttpClient {
   /** The curl commands that replay these exchanges in order, tokens as shell variables named once. */
   replay?(exchanges: readonly HttpExchange[]): string;
 }
+
+// ---- what an answer says of the rate limit -------------------------------------------------------
+
+/** Retry-After in ms (delta-seconds, or an HTTP date read against `now`); undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  const v = value?.trim() ?? "";
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return v === "" || Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The requests the target says are left in its rate-limit budget once this answer's request is
+ * counted, from whichever header it sends: `RateLimit: "policy";r=N;t=…` (IETF draft 8 and later; the
+ * smallest r of several policies), `RateLimit: limit=…, remaining=N, reset=…` (draft 7),
+ * `RateLimit-Remaining: N` (earlier drafts) or `X-RateLimit-Remaining: N`. Undefined when it sends none
+ * (§8 leaves the headers open: what they say only ever makes the kit more lenient or more careful).
+ */
+export function remainingOf(ex: Pick<HttpExchange, "headers">): number | undefined {
+  const found: number[] = [];
+  const combined = ex.headers.ratelimit;
+  if (combined !== undefined) {
+    for (const m of combined.matchAll(/(?:^|[;,\s])(?:r|remaining)\s*=\s*(\d+)/gi)) found.push(Number(m[1]));
+  }
+  for (const name of ["ratelimit-remaining", "x-ratelimit-remaining"]) {
+    for (const part of (ex.headers[name] ?? "").split(",")) {
+      if (/^\s*\d+\s*$/.test(part)) found.push(Number(part));
+    }
+  }
+  return found.length === 0 ? undefined : Math.min(...found);
+}

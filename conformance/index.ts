@@ -6,6 +6,7 @@ import { FetchHttpClient, RequestError } from "./engine/client.js";
 import { kitIdentity } from "./kit.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
 import { RatePacer } from "./engine/pacer.js";
+import { BurstReservation, reserveForBurst } from "./engine/tokens.js";
 import { preflight } from "./engine/preflight.js";
 import { applyBaseline, type Baseline } from "./report/baseline.js";
 import { attributeBlockers } from "./report/defects.js";
@@ -168,6 +169,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       ...(options.slow === true ? { slow: true } : {}),
       origin: RUN_ORIGIN,
     };
+    // One token is kept out of the run's traffic: the rate-limit burst's fresh budget (spec-gaps #21).
+    const reservation = new BurstReservation(reserveForBurst(manifest, clock.now()));
     const pacer = new RatePacer({
       rateLimit,
       windowMs: rateWindowMs,
@@ -175,6 +178,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       manifest,
       timer: clock,
       wallClock: () => clock.now(),
+      reservation,
     });
     const http = new FetchHttpClient({
       baseUrl,
@@ -195,7 +199,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       }).length,
     );
     await probe(http, baseUrl);
-    if (options.preflight === true) await preflight(http, manifest, clock.now());
+    if (options.preflight === true) await preflight(http, manifest, clock.now(), { reservation });
     const ran = await runChecks({
       catalogue,
       http,
@@ -213,6 +217,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
         options.onResult?.(result);
       },
       clock,
+      reservation,
     });
     const attributed = attributeBlockers(ran);
     const judged = options.baseline === undefined ? undefined : applyBaseline(attributed, options.baseline);
@@ -227,6 +232,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       requests: http.requests,
       pacing: {
         source,
+        scope: pacer.scope,
+        ...(reservation.token === undefined ? {} : { reserved: reservation.token.label }),
         ...(limited === undefined ? {} : { limited }),
         requestsByToken: requestsByToken(http.history()),
       },

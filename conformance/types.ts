@@ -105,6 +105,11 @@ export interface TokenPool {
   find(need: TokenNeed): ManifestToken | undefined;
   /** Like find, but skips the check with a reason naming the missing kind when there is none. */
   get(need: TokenNeed): ManifestToken;
+  /**
+   * A token the run keeps out of its traffic (no need is met with it while another token meets it, and
+   * the pacer spreads no work onto it), so that the rate-limit burst meets a budget nothing touched.
+   */
+  reserved?: ManifestToken | undefined;
 }
 
 export interface CheckContext {
@@ -212,6 +217,13 @@ export interface RunReport {
     source: "option" | "manifest" | "default";
     /** Written by kits that fell back to counting every request together after a 429 (read, not written). */
     fellBack?: string;
+    /**
+     * What the run was paced by at its end: the declared scope (--rate-limit's, the manifest's or the
+     * default), or a wider one the target showed, with what showed it (engine/pacer.ts).
+     */
+    scope?: { per: RateLimitScope; source: "declared" | "observed"; why?: string } | undefined;
+    /** The token kept out of the run's traffic for the rate-limit burst, by label. */
+    reserved?: string | undefined;
     /** 429s the target answered to requests the kit had paced under the limit (client.ts). */
     limited?: UnexpectedLimits | undefined;
     /** Requests per manifest token label; "(no manifest token)" for the others. */

@@ -1,5 +1,6 @@
 import type { RequestPacer } from "./pacer.js";
 import { CheckFailure, failureKey, routeOf } from "../failures.js";
+import { retryAfterMs } from "../exchange.js";
 import type { DerivedSecret, HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "../types.js";
 
 /**
@@ -116,8 +117,9 @@ export class FetchHttpClient implements HttpClient {
   /**
    * Sends a request when the pacer gives it room. A 429 all the same means the target's budget held
    * requests the kit could not see (an earlier run's, another client's) or counts more widely than
-   * declared: the request is sent again, once, after what the target asks (Retry-After, else one
-   * window). Only that request's budgets are held meanwhile; the rest of the run keeps its pace.
+   * declared: the request is sent again, at once with an equivalent token the pacer has room on (at
+   * most twice), else itself, once, after what the target asks (Retry-After, else one window). Only
+   * the refused requests' budgets are held meanwhile; the rest of the run keeps its pace.
    */
   async send(request: HttpRequest): Promise<HttpExchange> {
     const sent = (await this.#pacer.acquire(request)) ?? request;
@@ -127,11 +129,6 @@ export class FetchHttpClient implements HttpClient {
     const delay = this.retryDelayMs(retryAfter);
     this.#pacer.limited?.(sent, delay, true);
     const who = `${routeOf(sent)}${this.#tokenLabel(sent)}`;
-    const told =
-      readRetryAfter(retryAfter, this.#now()) === undefined ? "no Retry-After: one window" : "Retry-After";
-    await this.#sleep(delay, `the target answered 429 to ${who} (${told}); it is sent again once`);
-    this.#pacer.record(sent);
-    const again = await this.#exchange(sent);
     const limits = (this.#limits ??= {
       count: 0,
       resentAnswered: 0,
@@ -140,6 +137,24 @@ export class FetchHttpClient implements HttpClient {
       first: who,
     });
     limits.count += 1;
+    // At once with an equivalent token the pacer has room on (its budget at the target may be spent
+    // too: an earlier run's), at most twice; else the request itself, after the wait asked.
+    for (let tries = 0; tries < 2; tries += 1) {
+      const other = this.#pacer.instead?.(request, sent);
+      if (other === undefined) break;
+      const via = (await this.#pacer.acquire(other)) ?? other;
+      const answered = await this.#exchange(via);
+      if (answered.status !== 429) {
+        limits.resentAnswered += 1;
+        return answered;
+      }
+      this.#pacer.limited?.(via, this.retryDelayMs(answered.headers["retry-after"]), true);
+    }
+    const told =
+      retryAfterMs(retryAfter, this.#now()) === undefined ? "no Retry-After: one window" : "Retry-After";
+    await this.#sleep(delay, `the target answered 429 to ${who} (${told}); it is sent again once`);
+    this.#pacer.record(sent);
+    const again = await this.#exchange(sent);
     limits.waitedMs += delay;
     if (again.status === 429) {
       limits.resentLimited += 1;
@@ -167,7 +182,7 @@ export class FetchHttpClient implements HttpClient {
    */
   retryDelayMs(retryAfter: string | undefined): number {
     const windowMs = this.#pacer.windowMs;
-    const ms = readRetryAfter(retryAfter, this.#now()) ?? windowMs;
+    const ms = retryAfterMs(retryAfter, this.#now()) ?? windowMs;
     return Math.min(windowMs, Math.max(0, ms));
   }
 
@@ -258,16 +273,9 @@ export class FetchHttpClient implements HttpClient {
       curl,
     };
     this.#history.push(exchange);
+    this.#pacer.observe?.(request, exchange);
     return exchange;
   }
-}
-
-/** Retry-After in ms (seconds, or an HTTP date from `now`); undefined when absent or unreadable. */
-function readRetryAfter(value: string | undefined, now: number): number | undefined {
-  const v = value?.trim() ?? "";
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return v === "" || Number.isNaN(at) ? undefined : at - now;
 }
 
 function parseJson(text: string): unknown {

@@ -1,5 +1,6 @@
 import type { ManifestToken, TokenManifest } from "../manifest-schema.js";
 import { LISTS } from "../spec/constants.js";
+import type { BurstReservation } from "./tokens.js";
 import type { HttpClient, HttpExchange, HttpRequest } from "../types.js";
 
 /**
@@ -109,9 +110,15 @@ function answerOf(ex: HttpExchange): string {
  * Tries every token of the manifest, in its order; throws ManifestMismatchError naming each token the
  * target does not treat as declared. A request that gets no answer is left to the checks to report.
  */
-export async function preflight(http: HttpClient, manifest: TokenManifest, now: number): Promise<void> {
+export async function preflight(
+  http: HttpClient,
+  manifest: TokenManifest,
+  now: number,
+  options: { reservation?: BurstReservation | undefined } = {},
+): Promise<void> {
   const problems: PreflightProblem[] = [];
-  for (const token of manifest.tokens) {
+  // The token kept for the rate-limit burst is tried by the burst: a request now would spend its budget.
+  for (const token of manifest.tokens.filter((t) => t !== options.reservation?.token)) {
     const trial = trialOf(token, manifest, now);
     const ex = await http.send(trial.request);
     if (!trial.agrees(ex.status)) {

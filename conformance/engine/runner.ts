@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto";
 import type { TokenManifest } from "../manifest-schema.js";
 import { RequestError } from "./client.js";
 import { clauseList } from "../spec/clauses.js";
+import type { BurstReservation } from "./tokens.js";
 import { ManifestTokenPool } from "./tokens.js";
 import { CheckFailure, failureKey, type Observation } from "../failures.js";
 import {
@@ -125,6 +126,8 @@ export interface RunnerInput {
   onResult?: ((result: CheckResult) => void) | undefined;
   /** The run's clock (waits, bursts, token expiry); default the system clock. */
   clock?: KitClock | undefined;
+  /** The token kept out of the run's traffic for the rate-limit burst (engine/tokens.ts). */
+  reservation?: BurstReservation | undefined;
 }
 
 /**
@@ -136,7 +139,11 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
   const clock = input.clock ?? systemKitClock;
   const shared: Shared = {
     http: input.http,
-    tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
+    tokens: new ManifestTokenPool(input.manifest, {
+      skip,
+      now: () => new Date(clock.now()),
+      reservation: input.reservation,
+    }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
     shared: sharedStore(),

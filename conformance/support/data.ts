@@ -56,13 +56,17 @@ export function leastUsed(
 export const reader = (ctx: CheckContext, list: ListName): ManifestToken =>
   ctx.tokens.find({ kind: "scopes", scopes: [LISTS[list].scope], exact: true }) ?? fullToken(ctx);
 
-/** Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable. */
+/**
+ * Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable; the token
+ * the run keeps for the rate-limit burst (`ctx.tokens.reserved`) left out.
+ */
 export function usableTokens(ctx: CheckContext): ManifestToken[] {
-  const { manifest } = ctx.tokens;
+  const { manifest, reserved } = ctx.tokens;
   const apiOrgs = new Set(manifest.organizations.filter((o) => o.apiAccess).map((o) => o.id));
   const now = ctx.clock.now();
   return manifest.tokens.filter(
     (t) =>
+      t !== reserved &&
       t.state === "active" &&
       apiOrgs.has(t.organization) &&
       (t.expiresAt === null || Date.parse(t.expiresAt) > now),

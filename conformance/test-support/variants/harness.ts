@@ -584,18 +584,24 @@ export async function serve(
   return { ...served, manifest, clock };
 }
 
-/** Builds the variant on fresh references and serves it. */
-export async function startVariant(variant: Pick<Variant, "build">): Promise<StartedVariant> {
+/**
+ * Builds the variant on fresh references and serves it; `scale`: another limit and window than the
+ * harness's (§8's own 100 a minute, say), the variant's limiters and references alike.
+ */
+export async function startVariant(
+  variant: Pick<Variant, "build">,
+  scale: { rateLimit: number; windowMs: number } = { rateLimit: RATE_LIMIT, windowMs: WINDOW_MS },
+): Promise<StartedVariant> {
   let manifest: TokenManifest | undefined;
   const clock = new ManualClock(VIRTUAL_START);
   const env: VariantEnv = {
-    rateLimit: RATE_LIMIT,
-    windowMs: WINDOW_MS,
+    rateLimit: scale.rateLimit,
+    windowMs: scale.windowMs,
     clock,
     async reference(settings = {}) {
       const reference = await createReference({
         clock,
-        rateLimit: { limit: settings.rateLimit ?? RATE_LIMIT, windowMs: WINDOW_MS },
+        rateLimit: { limit: settings.rateLimit ?? scale.rateLimit, windowMs: scale.windowMs },
         log: () => {},
       });
       manifest ??= reference.manifest;

@@ -92,7 +92,7 @@ export const FOUNDATIONS: Readonly<Record<FoundationRule, Foundation>> = {
   "cors.allow-origin": {
     clause: ["§4.4"],
     says: "An answer to a request from another origin allows that origin.",
-    checks: ["cors.success", "cors.errors"],
+    checks: ["cors.success", "cors.errors", "run.cors-errors"],
   },
 };
 

@@ -140,11 +140,11 @@ export const corsChecks: readonly Check[] = [
     id: "cors.errors",
     section: SECTION.endpoints,
     clause: "§4.4",
-    level: "SHOULD",
-    rule: "Error answers (401, 403, 404, 400) to a cross-origin request allow the origin, so a browser can read why",
+    level: "MUST",
+    rule: "Error answers (401, 403, 404, 400) to a cross-origin request allow the origin: §4's CORS sentence makes no exception for errors, and a browser cannot read why a request failed without it (429s and any 5xx: run.cors-errors)",
     gap: 22,
     async run(ctx) {
-      await expectCorsOnErrors(ctx, "An error answer should be readable from any origin");
+      await expectCorsOnErrors(ctx, "An error answer must be readable from any origin (§4 CORS)");
     },
   },
   {

@@ -59,8 +59,13 @@ export interface CoverageInput {
   section: string;
   clause: ClauseRef;
   gap?: number;
-  /** The MUST check's rule: what every form must get. */
+  /** The judging check's rule: what every form must get. */
   rule: string;
+  /**
+   * The judging check's level: MUST (default) where a sentence of the spec says what its forms get;
+   * SHOULD where it follows from the spec without being said (the issue 29 audit, DECISIONS.md).
+   */
+  level?: "MUST" | "SHOULD";
   /** The PROBE companion's rule, when the input has open forms. */
   openRule?: string;
   writes?: boolean;
@@ -103,7 +108,7 @@ export function coverageChecks(input: CoverageInput): Check[] {
   const must: Check = {
     ...common,
     id: input.id,
-    level: "MUST",
+    level: input.level ?? "MUST",
     rule: input.rule,
     async run(ctx) {
       const all = await outcomes(ctx);

@@ -261,24 +261,27 @@ export type BeforeSupport =
   | { kind: "undecided"; reason: string }
   | { kind: "broken"; reason: string; plain: HttpExchange; probe: HttpExchange };
 
-const DAY_MS = 86_400_000;
-export const EPOCH = "1970-01-01T00:00:00.000Z";
-
-/** A `before` earlier than every item: the epoch, or a day before the oldest item if one predates it. */
-export function beforeEverything(items: readonly JsonObject[], field: string): string {
-  let oldest = Date.parse(EPOCH);
+/**
+ * The oldest item's own timestamp, as served (byte for byte): the one form of `before` a target that
+ * supports it must read (§4: before is set "from the date of the last result"; its format is not
+ * shown, spec-gaps #8). Undefined when no item has a readable one.
+ */
+export function oldestServed(items: readonly JsonObject[], field: string): string | undefined {
+  let oldest: string | undefined;
   for (const item of items) {
-    const ms = typeof item[field] === "string" ? Date.parse(item[field]) : Number.NaN;
-    if (!Number.isNaN(ms) && ms <= oldest) oldest = ms - DAY_MS;
+    const value = item[field];
+    if (typeof value !== "string" || Number.isNaN(Date.parse(value))) continue;
+    if (oldest === undefined || Date.parse(value) < Date.parse(oldest)) oldest = value;
   }
-  return new Date(oldest).toISOString();
+  return oldest;
 }
 
 const ids = (items: readonly JsonObject[]): string => JSON.stringify(items.map((i) => i.id));
 
 /**
- * spec-gaps #8, exactly: a `before` earlier than every item; an empty list means supported, the
- * unfiltered list back means ignored, anything else is broken.
+ * spec-gaps #8, exactly: a `before` at the oldest item of the list's largest page, in the form the
+ * target serves it. Supported: what comes back is strictly before it (nothing, when the page held the
+ * whole list); ignored: the unfiltered page back; anything else is broken.
  */
 export function beforeSupport(
   ctx: CheckContext,
@@ -293,19 +296,25 @@ export function beforeSupport(
     if (items.length === 0) {
       return { kind: "undecided", reason: "the list is empty, so a filter cannot show" };
     }
-    // The served timestamp format (2026-10-30T00:00:00.000Z): §4's pagination sets before "from the date
-    // of the last result", so a server supporting before must take what it serves.
-    const before = beforeEverything(items, LISTS[list].orderField);
+    const field = LISTS[list].orderField;
+    const before = oldestServed(items, field);
+    if (before === undefined) {
+      return { kind: "undecided", reason: `no item has a readable ${field} to send as before` };
+    }
     const probe = await ctx.http.send(listRequest(list, token, { limit, before }));
     const filtered = itemsOf(probe);
     if (filtered === undefined) {
       return { kind: "broken", reason: `before=${before} answered ${probe.status}`, plain, probe };
     }
-    if (filtered.length === 0) return { kind: "supported", plain, probe };
+    const strictlyBefore = filtered.every(
+      (i) => typeof i[field] === "string" && Date.parse(i[field]) < Date.parse(before),
+    );
+    const whole = items.length < MAX.pageMax;
+    if (strictlyBefore && (!whole || filtered.length === 0)) return { kind: "supported", plain, probe };
     if (ids(filtered) === ids(items)) return { kind: "ignored", plain, probe };
     return {
       kind: "broken",
-      reason: `before=${before}, earlier than every item, gave ${filtered.length} items that are not the unfiltered list`,
+      reason: `before=${before}, the oldest item's own ${field}, gave ${filtered.length} items that are neither all strictly before it nor the unfiltered list`,
       plain,
       probe,
     };

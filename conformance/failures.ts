@@ -175,3 +175,29 @@ export function routeOf(request: Pick<HttpRequest, "method" | "path">): string {
     .join("/");
   return `${request.method.toUpperCase()} ${path}`;
 }
+
+/** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
+export class RequestError extends CheckFailure {
+  readonly curl: string;
+  readonly kind: "timeout" | "network";
+
+  /** `route`: the request as a key names it (routeOf), never the URL, which may carry the run's marker. */
+  constructor(
+    kind: "timeout" | "network",
+    reason: string,
+    method: string,
+    url: string,
+    curl: string,
+    route: string = routeOf({ method, path: new URL(url).pathname }),
+  ) {
+    super(`${method} ${url}: ${reason}`, {
+      key: failureKey(`no answer (${kind})`, route),
+      cause: "response.answered",
+      expected: "an HTTP answer",
+      actual: reason,
+    });
+    this.name = "RequestError";
+    this.kind = kind;
+    this.curl = curl;
+  }
+}

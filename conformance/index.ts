@@ -2,7 +2,8 @@ import { randomInt } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
-import { FetchHttpClient, RequestError } from "./engine/client.js";
+import { FetchHttpClient } from "./engine/client.js";
+import { RequestError } from "./failures.js";
 import { kitIdentity } from "./kit.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
 import { RatePacer } from "./engine/pacer.js";
@@ -49,7 +50,7 @@ export type { ManifestToken, RateLimitPolicy, RateLimitScope, TokenManifest } fr
 export { DEFAULT_RATE_LIMIT, TokenManifestSchema } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
 export { InvalidOptionError, failsRun } from "./engine/runner.js";
-export { RequestError } from "./engine/client.js";
+export { RequestError } from "./failures.js";
 export { ManifestMismatchError, type PreflightProblem } from "./engine/preflight.js";
 export { BaselineError, readBaseline, type Baseline } from "./report/baseline.js";
 export { kitIdentity, type KitIdentity } from "./kit.js";

@@ -1,4 +1,4 @@
-import { failureKey } from "../failures.js";
+import { RequestError, failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,
@@ -257,17 +257,29 @@ const checks: readonly Check[] = [
     section: SECTION.errors,
     clause: "§7.4",
     level: "MUST",
-    rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards",
+    rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards; a target that answers before it has read the whole body and closes the connection (as HTTP allows) is judged on the answer when the kit could read it, and not failed when it could not",
     gap: 15,
     async run(ctx) {
       const head = `{"type":"CLIENT","name":"${ctx.marker} oversized","address":"`;
-      const ex = await ctx.http.send(
-        postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE),
-      );
-      const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
-      expectNot5xx(ex, rule);
-      expectStatus(ex, [400, 413], rule);
-      expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+      const sent = postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE);
+      let ex: HttpExchange | undefined;
+      try {
+        ex = await ctx.http.send(sent);
+      } catch (error) {
+        // RFC 9112 §9.6: a server may answer early and close without reading the rest; the close can
+        // overtake the answer on the way (a reset discards what the kit had not read yet).
+        if (!(error instanceof RequestError) || error.kind !== "network") throw error;
+        ctx.observe(
+          "connection closed during the body",
+          `The target closed the connection while the 2 MB body was being sent (${error.actual}), before the kit could read an answer: not counted against it.`,
+        );
+      }
+      if (ex !== undefined) {
+        const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
+        expectNot5xx(ex, rule);
+        expectStatus(ex, [400, 413], rule);
+        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+      }
       const after = await ctx.http.send(listRequest("contacts", fullToken(ctx), { limit: "1" }));
       expectList(after, "After an oversized body the server must still answer GET /api/v1/contacts with 200");
     },

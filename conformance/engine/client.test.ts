@@ -2,7 +2,8 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { FetchHttpClient, RequestError, buildUrl, prepareRequest, renderCurl } from "./client.js";
+import { FetchHttpClient, buildUrl, prepareRequest, renderCurl } from "./client.js";
+import { RequestError } from "../failures.js";
 import { Pacer, RatePacer } from "./pacer.js";
 import { nearMisses } from "../support/near-miss.js";
 import {

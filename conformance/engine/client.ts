@@ -1,5 +1,5 @@
 import type { RequestPacer } from "./pacer.js";
-import { CheckFailure, failureKey, routeOf } from "../failures.js";
+import { RequestError, routeOf } from "../failures.js";
 import { retryAfterMs } from "../exchange.js";
 import type { DerivedSecret, HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "../types.js";
 
@@ -33,32 +33,6 @@ export interface FetchHttpClientOptions {
    * answer of the run can then be judged for CORS (§4).
    */
   origin?: string | undefined;
-}
-
-/** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
-export class RequestError extends CheckFailure {
-  readonly curl: string;
-  readonly kind: "timeout" | "network";
-
-  /** `route`: the request as a key names it (routeOf), never the URL, which may carry the run's marker. */
-  constructor(
-    kind: "timeout" | "network",
-    reason: string,
-    method: string,
-    url: string,
-    curl: string,
-    route: string = routeOf({ method, path: new URL(url).pathname }),
-  ) {
-    super(`${method} ${url}: ${reason}`, {
-      key: failureKey(`no answer (${kind})`, route),
-      cause: "response.answered",
-      expected: "an HTTP answer",
-      actual: reason,
-    });
-    this.name = "RequestError";
-    this.kind = kind;
-    this.curl = curl;
-  }
 }
 
 /** What goes on the wire, before masking. */

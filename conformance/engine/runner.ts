@@ -1,10 +1,9 @@
 import { randomInt } from "node:crypto";
 import type { TokenManifest } from "../manifest-schema.js";
-import { RequestError } from "./client.js";
 import { clauseList } from "../spec/clauses.js";
 import type { BurstReservation } from "./tokens.js";
 import { ManifestTokenPool } from "./tokens.js";
-import { CheckFailure, failureKey, type Observation } from "../failures.js";
+import { CheckFailure, RequestError, failureKey, type Observation } from "../failures.js";
 import {
   systemKitClock,
   type Check,

@@ -547,6 +547,49 @@ export function variantsIn(area: Area): {
   };
 }
 
+/** Bodies past this are refused early: once this much is read, the rest is not. */
+const EARLY_LIMIT = 1024 * 1024;
+
+/**
+ * The reference behind a server that refuses a body larger than 1 MB once it has read 1 MB, without
+ * reading the rest (RFC 9112 §9.6 lets it): with a 400 and the connection closed at once ("answer"), or
+ * by closing the connection without a word ("silent": what the kit sees when the close overtakes the
+ * answer on the way).
+ */
+export function earlyRefusal(mode: "answer" | "silent"): (env: VariantEnv) => Promise<Handler> {
+  return async (env) => {
+    const inner = wrap(await env.reference());
+    return (req, res) => {
+      if (req.method !== "POST" || Number(req.headers["content-length"] ?? 0) <= EARLY_LIMIT) {
+        inner(req, res);
+        return;
+      }
+      let read = 0;
+      let done = false;
+      req.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (done || read < EARLY_LIMIT) return;
+        done = true;
+        req.pause();
+        if (mode === "silent") {
+          req.socket.destroy();
+          return;
+        }
+        const body = JSON.stringify({
+          error: { code: "invalid_request", message: "The body is larger than 1 MB" },
+        });
+        res.writeHead(400, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": Buffer.byteLength(body),
+          "access-control-allow-origin": "*",
+          connection: "close",
+        });
+        res.end(body, () => req.socket.destroy());
+      });
+    };
+  };
+}
+
 // ---- running a variant -----------------------------------------------------------------------------------
 
 export interface StartedVariant {

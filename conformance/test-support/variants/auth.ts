@@ -80,6 +80,20 @@ export const revokedTokenAccepted = violation(
   servedAsFull((_req, token) => token.state === "revoked"),
 );
 
+// §5.6: a token holding the scope is served (issue 29: the preflight met this twice, and blamed nobody).
+export const productsWriteRefused = violation(
+  "products-write-refused",
+  "a token holding products:write is refused (403 forbidden) on POST /api/v1/products, as if it lacked the scope (run with the preflight, as the CLI runs)",
+  ["preflight", "auth.scope-grants-write"],
+  {
+    request: (req) =>
+      req.method === "POST" && req.path === "/api/v1/products" && req.token !== undefined
+        ? errorReply(403, "forbidden", "This token lacks the products:write scope")
+        : undefined,
+  },
+  { preflight: true },
+);
+
 export const expiredTokenAccepted = violation(
   "expired-token-accepted",
   "an expired token is still accepted",

@@ -9,7 +9,7 @@ import { ManualClock } from "../../../src/model/clock.js";
 import type { Contact } from "../../../src/model/records.js";
 import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import { createReference, type Reference } from "../../../src/entry/reference.js";
-import { runConformance } from "../../index.js";
+import { ManifestMismatchError, runConformance } from "../../index.js";
 import { listenLocally } from "../local.js";
 import type { CheckResult, KitClock, RunReport } from "../../types.js";
 
@@ -82,6 +82,12 @@ export interface Variant {
   strict?: boolean;
   /** Also run the slow checks (ratelimit.retry-after waits one window: cheap at WINDOW_MS). */
   slow?: boolean;
+  /**
+   * Run the manifest preflight first, as the CLI does: a target the preflight refuses ends the run
+   * with one failing result, `preflight` (the harness otherwise leaves it off: many variants are paired
+   * with a deliberately different manifest).
+   */
+  preflight?: boolean;
   /** The manifest the kit is given, from the references' own (tokens the variant accepts in their stead). */
   manifest?: (manifest: TokenManifest) => TokenManifest;
   /**
@@ -504,7 +510,9 @@ export const around =
   };
 
 /** What a variant may add to its id, description and wrapping. */
-export type VariantExtra = Partial<Pick<Variant, "strict" | "slow" | "manifest" | "knownGap">> & {
+export type VariantExtra = Partial<
+  Pick<Variant, "strict" | "slow" | "manifest" | "knownGap" | "preflight">
+> & {
   settings?: ReferenceSettings;
 };
 
@@ -678,20 +686,25 @@ export interface RunSettings {
 export async function runVariant(variant: Variant, settings: RunSettings = {}): Promise<VariantRun> {
   const started = performance.now();
   const target = await startVariant(variant);
+  const options = {
+    baseUrl: target.baseUrl,
+    manifest: (settings.manifest ?? variant.manifest ?? ((m: TokenManifest) => m))(target.manifest),
+    profile: settings.profile ?? "spec",
+    strict: settings.strict ?? variant.strict ?? false,
+    slow: settings.slow ?? variant.slow ?? false,
+    rateLimit: RATE_LIMIT,
+    rateWindowMs: WINDOW_MS,
+    seed: settings.seed ?? SEED,
+    numRuns: NUM_RUNS,
+    clock: target.clock,
+    readOnly: settings.readOnly ?? false,
+    preflight: variant.preflight ?? false,
+    ...(settings.grep === undefined ? {} : { grep: settings.grep }),
+  } as const;
   try {
-    const report = await runConformance({
-      baseUrl: target.baseUrl,
-      manifest: (settings.manifest ?? variant.manifest ?? ((m: TokenManifest) => m))(target.manifest),
-      profile: settings.profile ?? "spec",
-      strict: settings.strict ?? variant.strict ?? false,
-      slow: settings.slow ?? variant.slow ?? false,
-      rateLimit: RATE_LIMIT,
-      rateWindowMs: WINDOW_MS,
-      seed: settings.seed ?? SEED,
-      numRuns: NUM_RUNS,
-      clock: target.clock,
-      readOnly: settings.readOnly ?? false,
-      ...(settings.grep === undefined ? {} : { grep: settings.grep }),
+    const report = await runConformance(options).catch((error: unknown) => {
+      if (error instanceof ManifestMismatchError) return refusedByPreflight(options, error);
+      throw error;
     });
     return {
       report,
@@ -701,6 +714,59 @@ export async function runVariant(variant: Variant, settings: RunSettings = {}): 
   } finally {
     await target.close();
   }
+}
+
+/** The report of a run the preflight stopped (the CLI's exit 2): one failing result, `preflight`. */
+function refusedByPreflight(
+  options: {
+    baseUrl: string;
+    profile: "spec" | "reference";
+    strict: boolean;
+    readOnly: boolean;
+    seed: number;
+    numRuns: number;
+  },
+  error: ManifestMismatchError,
+): RunReport {
+  const lines = error.lines();
+  return {
+    target: options.baseUrl,
+    embedded: false,
+    options: {
+      profile: options.profile,
+      strict: options.strict,
+      readOnly: options.readOnly,
+      seed: options.seed,
+      numRuns: options.numRuns,
+      rateLimit: RATE_LIMIT,
+      rateLimitPer: "token",
+      rateWindowMs: WINDOW_MS,
+    },
+    startedAt: new Date(0).toISOString(),
+    durationMs: 0,
+    requests: 0,
+    results: [
+      {
+        id: "preflight",
+        section: "§5 Authentication",
+        clauses: [],
+        level: "MUST",
+        rule: "The manifest's tokens are what the target takes them for",
+        outcome: "fail",
+        failsRun: true,
+        durationMs: 0,
+        requests: 0,
+        observations: [],
+        failure: {
+          key: "manifest mismatch",
+          cause: "rule",
+          message: lines.join("\n"),
+          expected: "every token as declared",
+          actual: `${error.problems.length} tokens or scopes not`,
+        },
+      },
+    ],
+  };
 }
 
 export type Verdict = "caught" | "caught, other checks" | "missed" | "passed" | "false alarm";

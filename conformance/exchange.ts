@@ -59,6 +59,8 @@ export interface HttpClient {
   send(request: HttpRequest): Promise<HttpExchange>;
   /** Sends without pacing or waiting out 429s: for the rate-limit burst only. */
   sendUnpaced(request: HttpRequest): Promise<HttpExchange>;
+  /** Sends paced, but answers a 429 as it came instead of waiting it out (the preflight's). */
+  sendOnce?(request: HttpRequest): Promise<HttpExchange>;
   /** Every exchange of the run so far, in order. */
   history(): readonly HttpExchange[];
   /** The curl commands that replay these exchanges in order, tokens as shell variables named once. */

@@ -137,6 +137,15 @@ export class FetchHttpClient implements HttpClient {
     return again;
   }
 
+  async sendOnce(request: HttpRequest): Promise<HttpExchange> {
+    const sent = (await this.#pacer.acquire(request)) ?? request;
+    const exchange = await this.#exchange(sent);
+    if (exchange.status === 429) {
+      this.#pacer.limited?.(sent, this.retryDelayMs(exchange.headers["retry-after"]), false);
+    }
+    return exchange;
+  }
+
   async sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
     this.#pacer.record(request);
     const exchange = await this.#exchange(request);

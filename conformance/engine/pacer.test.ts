@@ -197,6 +197,8 @@ describe("RatePacer", () => {
       "no active token",
       "token b-full",
     ]);
+    // Exactly the header §5 shows (the preflight's): the token's budget alone.
+    expect(pacer.budgets(get({ header: `Bearer ${token("b-full").token}` }))).toEqual(["token b-full"]);
   });
 
   it("counts the tokens of one organization together when the limit is per organization, and never swaps them", async () => {

@@ -346,6 +346,12 @@ export class RatePacer implements RequestPacer {
     const of = (t: ManifestToken): string =>
       per === "token" ? `token ${t.label}` : `organization ${t.organization}`;
     if (auth !== null && auth !== undefined && !("header" in auth) && this.#active(auth)) return [of(auth)];
+    // A raw header that is exactly an active token's (the preflight's): the target counts it as that token's.
+    const exact =
+      auth !== null && auth !== undefined && "header" in auth
+        ? this.#tokens.find((t) => this.#active(t) && /^Bearer (.+)$/.exec(auth.header)?.[1] === t.token)
+        : undefined;
+    if (exact !== undefined) return [of(exact)];
     const out = [ANONYMOUS];
     if (auth !== null && auth !== undefined && "header" in auth) {
       for (const t of this.#tokens) if (this.#active(t) && auth.header.includes(t.token)) out.push(of(t));

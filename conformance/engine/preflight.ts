@@ -198,7 +198,10 @@ export async function preflight(
     const trials = trialsOf(token, manifest, now);
     const wrong: Array<{ trial: Trial; ex: HttpExchange }> = [];
     for (const trial of trials) {
-      const ex = await http.send(trial.request);
+      // A 429 tells nothing of the token (an earlier run's requests may still fill its budget): the
+      // checks will meet it again, with an equivalent token or after the wait; the preflight goes on.
+      const ex = await (http.sendOnce ?? http.send).call(http, trial.request);
+      if (ex.status === 429) break;
       const entry = tried.get(trial.group) ?? {
         tokens: new Set<string>(),
         disagreed: new Map<string, string>(),

@@ -15,10 +15,10 @@ const IN_FLIGHT = 50;
 /** Requests in flight at once while exhausting a budget until its first 429. */
 const BATCH = 10;
 
-/** What a burst sends (its n-th request), and which answers other than 429 it expects. */
+/** What a burst sends (its n-th request), and which answers other than 429 it expects to each. */
 export interface BurstPlan {
   request: (n: number) => HttpRequest;
-  expected: (status: number) => boolean;
+  expected: (status: number, request: HttpRequest) => boolean;
 }
 
 export interface Burst {
@@ -46,11 +46,11 @@ function burstFrom(
   durationMs: number,
 ): Burst {
   const limited = exchanges.find((ex) => ex.status === 429);
-  const unexpected = exchanges.find((ex) => ex.status !== 429 && !plan.expected(ex.status));
+  const unexpected = exchanges.find((ex) => ex.status !== 429 && !plan.expected(ex.status, ex.request));
   return {
     token,
     sent: exchanges.length,
-    served: exchanges.filter((ex) => ex.status !== 429 && plan.expected(ex.status)).length,
+    served: exchanges.filter((ex) => ex.status !== 429 && plan.expected(ex.status, ex.request)).length,
     exchanges,
     first: exchanges[0],
     limited,
@@ -93,9 +93,9 @@ export async function exhaust(ctx: CheckContext, token: ManifestToken, plan: Bur
       ),
     );
     exchanges.push(...batch);
-    if (batch.some((ex) => ex.status === 429 || !plan.expected(ex.status))) break;
+    if (batch.some((ex) => ex.status === 429 || !plan.expected(ex.status, ex.request))) break;
   }
-  const stop = exchanges.findIndex((ex) => ex.status === 429 || !plan.expected(ex.status));
+  const stop = exchanges.findIndex((ex) => ex.status === 429 || !plan.expected(ex.status, ex.request));
   return burstFrom(
     token,
     plan,
@@ -155,10 +155,12 @@ export const burstExtra = (limit: number): number => Math.max(5, Math.ceil(limit
  */
 function debtBefore(ctx: CheckContext, token: ManifestToken, opening: HttpExchange): number | undefined {
   const limit = ctx.options.rateLimit;
-  const from = (opening.sentAt ?? ctx.clock.now()) - judgedWindowMs(ctx);
+  // The run's own requests the target surely still counts: sent well inside the window before it.
+  const margin = judgedWindowMs(ctx) - ctx.options.rateWindowMs;
+  const from = (opening.sentAt ?? ctx.clock.now()) - (ctx.options.rateWindowMs - margin);
   const history = ctx.http.history();
   const own = history.slice(0, Math.max(0, history.indexOf(opening))).filter((ex) => {
-    if ((ex.answeredAt ?? ex.sentAt ?? 0) < from) return false;
+    if ((ex.sentAt ?? 0) < from) return false;
     const auth = ex.request.auth;
     if (auth === null || auth === undefined) return false;
     return "header" in auth ? auth.header.includes(token.token) : auth.label === token.label;

@@ -242,6 +242,16 @@ describe("FetchHttpClient: 429 and failures", () => {
     expect(again.sleeps).toEqual([2000]);
   });
 
+  it("sends once when asked (the preflight): a 429 is the answer, neither waited out nor sent again", async () => {
+    server = await limitedServer(1, "30");
+    const { http, sleeps } = client(server.baseUrl);
+    const ex = await http.sendOnce({ method: "GET", path: "/p", auth: fullToken });
+    expect(ex.status).toBe(429);
+    expect(sleeps).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+    expect(http.limits).toBeUndefined();
+  });
+
   it("reads a Retry-After given as an HTTP date", () => {
     const { http } = client("http://127.0.0.1:1", { now: () => Date.parse("2025-01-01T00:00:00Z") });
     expect(http.retryDelayMs("Wed, 01 Jan 2025 00:00:05 GMT")).toBe(5000);

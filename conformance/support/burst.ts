@@ -163,7 +163,8 @@ function debtBefore(ctx: CheckContext, token: ManifestToken, opening: HttpExchan
     if ((ex.sentAt ?? 0) < from) return false;
     const auth = ex.request.auth;
     if (auth === null || auth === undefined) return false;
-    return "header" in auth ? auth.header.includes(token.token) : auth.label === token.label;
+    // A header that only contains the secret (a near miss) may count elsewhere: only §5's own form.
+    return "header" in auth ? auth.header === `Bearer ${token.token}` : auth.label === token.label;
   }).length;
   const remaining = opening.status === 429 ? undefined : remainingOf(opening);
   if (remaining === undefined) return own === 0 ? 0 : undefined;

@@ -6,7 +6,7 @@ import { main, type CliIo } from "../cli.js";
 import { FetchHttpClient } from "./client.js";
 import type { TokenManifest } from "../manifest-schema.js";
 import { RatePacer } from "./pacer.js";
-import { ManifestMismatchError, preflight, trialOf, trialsOf } from "./preflight.js";
+import { ManifestMismatchError, preflight, preflightPlan, trialOf, trialsOf } from "./preflight.js";
 import { requestLine } from "../support/assert.js";
 import { plain, startVariant, type StartedVariant } from "../test-support/variants/harness.js";
 import { productsWriteRefused, revokedTokenAccepted } from "../test-support/variants/auth.js";
@@ -68,12 +68,14 @@ describe("the manifest preflight", () => {
     const http = clientFor(target, target.manifest);
     await preflight(http, target.manifest, target.clock.now());
     // Each token itself, never an equivalent one the pacer would choose: once per declared scope with
-    // an endpoint, or once.
+    // an endpoint, or once; a token declared like one before it, on its first scope only.
     const now = target.clock.now();
+    const plan = preflightPlan(target.manifest, now);
     expect(http.history().map((ex) => ex.request.auth)).toEqual(
-      target.manifest.tokens.flatMap((t) =>
-        trialsOf(t, target.manifest, now).map(() => ({ header: `Bearer ${t.token}` })),
-      ),
+      plan.flatMap(({ token, trials }) => trials.map(() => ({ header: `Bearer ${token.token}` }))),
+    );
+    expect(plan.map(({ token, trials }) => `${token.label} ${trials.length}`)).toEqual(
+      expect.arrayContaining(["lumiere-full 6", "lumiere-full-2 1", "boreal-full 6", "boreal-full-2 1"]),
     );
     const full = target.manifest.tokens.find((t) => t.label === "lumiere-full");
     if (full === undefined) throw new Error("the fixtures have no lumiere-full token");
@@ -128,10 +130,11 @@ describe("the manifest preflight", () => {
         broken.clock.now(),
       ).catch((e: unknown) => e);
       const lines = (error as ManifestMismatchError).lines();
-      // The fixtures' full tokens, the expiring one and lumiere-products-write: nine.
-      expect(lines.filter((l) => l.includes("403 forbidden to POST /api/v1/products"))).toHaveLength(9);
+      // The first full token of each organization (its equivalents are tried on their first scope
+      // only) and lumiere-products-write: three.
+      expect(lines.filter((l) => l.includes("403 forbidden to POST /api/v1/products"))).toHaveLength(3);
       expect(lines.at(-1)).toBe(
-        "every one of the 9 tokens declared with products:write got 403: the target is the likelier cause (auth.scope-grants-write (§5 Scopes.4))",
+        "every one of the 3 tokens declared with products:write got 403: the target is the likelier cause (auth.scope-grants-write (§5 Scopes.4))",
       );
     } finally {
       await broken.close();
@@ -188,10 +191,9 @@ describe("conformance with a broken manifest", () => {
       expect(line).toMatch(/^conformance: manifest token "[a-z-]+": declared .*; the target answered \d{3}/);
     // The reachability probe, then the preflight's requests (a token the target does not know is tried
     // once): no check ran.
-    const now = target.clock.now();
     const unknown = ["lumiere-full", "lumiere-revoked"];
-    const trials = broken.tokens.reduce(
-      (n, t) => n + (unknown.includes(t.label) ? 1 : trialsOf(t, broken, now).length),
+    const trials = preflightPlan(broken, target.clock.now()).reduce(
+      (n, { token, trials: each }) => n + (unknown.includes(token.label) ? 1 : each.length),
       0,
     );
     expect(requests).toBe(1 + trials);

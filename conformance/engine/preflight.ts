@@ -172,6 +172,30 @@ export const trialOf = (token: ManifestToken, manifest: TokenManifest, now: numb
   return first;
 };
 
+/**
+ * What the preflight sends, token by token in manifest order: every trial of a token, but for a token
+ * declared exactly as one before it (same organization, state and scopes: the fixtures' full tokens),
+ * its first only: its secret and state are its own, its scopes the class's, and every request the
+ * preflight makes is one less for the run in that token's budget. The token kept for the rate-limit
+ * burst is left out: its burst tries it, and a request now would spend its budget.
+ */
+export function preflightPlan(
+  manifest: TokenManifest,
+  now: number,
+  reserved?: ManifestToken | undefined,
+): Array<{ token: ManifestToken; trials: Trial[] }> {
+  const declarations = new Set<string>();
+  return manifest.tokens
+    .filter((t) => t !== reserved)
+    .map((token) => {
+      const all = trialsOf(token, manifest, now);
+      const declaration = `${token.organization} ${token.state} ${[...token.scopes].sort().join(" ")}`;
+      const trials = declarations.has(declaration) ? all.slice(0, 1) : all;
+      declarations.add(declaration);
+      return { token, trials };
+    });
+}
+
 /** `401 unauthorized to GET /api/v1/contacts`. */
 function answerOf(ex: HttpExchange): string {
   const error = (ex.json as { error?: { code?: unknown } } | undefined)?.error;
@@ -193,9 +217,7 @@ export async function preflight(
   const problems: PreflightProblem[] = [];
   /** Per group: how many tokens were tried in it, and the statuses of those that disagreed. */
   const tried = new Map<string, { tokens: Set<string>; disagreed: Map<string, string>; check: string }>();
-  // The token kept for the rate-limit burst is tried by the burst: a request now would spend its budget.
-  for (const token of manifest.tokens.filter((t) => t !== options.reservation?.token)) {
-    const trials = trialsOf(token, manifest, now);
+  for (const { token, trials } of preflightPlan(manifest, now, options.reservation?.token)) {
     const wrong: Array<{ trial: Trial; ex: HttpExchange }> = [];
     for (const trial of trials) {
       // A 429 tells nothing of the token (an earlier run's requests may still fill its budget): the

@@ -5,6 +5,9 @@
  * against the flow. `model/` (the spec's vocabulary) sits under all of them.
  */
 const LAYERS = [
+  // What users import into their test runners (control client, Playwright fixture, msw handlers):
+  // outside the server, above it, and imported by none of it.
+  ["clients", "^src/clients/"],
   ["entry", "^src/(entry/|index\\.ts$)"],
   ["edge", "^src/edge/"],
   ["doors", "^src/doors/"],
@@ -55,19 +58,34 @@ const forbidden = [
     },
   },
   {
-    name: "control-client-imports-only-data",
-    comment: "The typed control client runs in test runners and browsers: only fetch, types and plain data",
+    name: "clients-run-no-server-code",
+    comment:
+      "The control client and the Playwright fixture run in test runners and browsers: they take the server's types (type-only imports) and their generated routes, never its code",
     severity: "error",
-    from: { path: "^src/doors/control/client\\.ts$" },
-    to: { path: "^src/", pathNot: "^src/doors/control/(wire|operations)\\.ts$" },
+    from: { path: "^src/clients/", pathNot: `(${TESTS}|^src/clients/msw\\.ts$)` },
+    to: { path: "^src/(?!clients/)", dependencyTypesNot: ["type-only"] },
   },
   {
-    name: "playwright-fixture-imports-only-the-client",
-    comment:
-      "The Playwright fixture runs in the test runner: the typed client and Playwright, nothing of the server",
+    name: "msw-handlers-run-only-the-factory",
+    comment: "The msw handlers run the reference in process: its factory, and nothing else of the server",
     severity: "error",
-    from: { path: "^src/doors/control/playwright\\.ts$" },
-    to: { path: "^src/", pathNot: "^src/doors/control/(client|wire|operations)\\.ts$" },
+    from: { path: "^src/clients/msw\\.ts$" },
+    to: { path: "^src/(?!clients/|entry/reference\\.ts$)", dependencyTypesNot: ["type-only"] },
+  },
+  {
+    name: "control-client-uses-no-node-module",
+    comment: "The control client runs in browsers too (Cypress, Vitest's browser mode): fetch, not Node",
+    severity: "error",
+    from: { path: "^src/clients/control(-routes)?\\.ts$" },
+    to: { dependencyTypes: ["core"] },
+  },
+  {
+    name: "spec-file-imports-neither-tool",
+    comment:
+      "spec/ is the spec as data, read by the reference and the kit alike: it must not lean on either, or the kit would judge the reference by the reference's own reading",
+    severity: "error",
+    from: { path: "^spec/" },
+    to: { path: "^(src|conformance)/" },
   },
   {
     name: "production-code-imports-no-tests",
@@ -115,10 +133,14 @@ const kit = [
   },
   {
     name: "kit-engine-imports-no-catalogue-or-report",
-    comment: "The engine runs whatever checks it is given, and reports nothing itself",
+    comment:
+      "The engine runs whatever checks it is given, and reports nothing itself; but it records each exchange with its curl command and as reports show it (report/curl.ts, report/exchange.ts, no cycle: the no-cycle rule holds)",
     severity: "error",
     from: { path: "^conformance/engine/", pathNot: TESTS },
-    to: { path: `^conformance/(checks|support|report)/|${KIT_TOP}` },
+    to: {
+      path: `^conformance/(checks|support|report)/|${KIT_TOP}`,
+      pathNot: "^conformance/report/(curl|exchange)\\.ts$",
+    },
   },
   {
     name: "kit-catalogue-imports-no-engine-or-report",

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "conformance/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["spec/**/*.test.ts", "src/**/*.test.ts", "conformance/**/*.test.ts", "scripts/**/*.test.ts"],
     environment: "node",
     // Every response the HTTP tests receive is checked against openapi.json (see the file).
     setupFiles: ["src/test-support/openapi-responses.setup.ts"],

@@ -3,11 +3,15 @@
  * `reference.fetch`, through msw's `setupServer` with the reference's handlers, and with `fetch` over
  * HTTP on loopback: to the same reference served in this process, and to the built server in a child
  * process (`node dist/bundle/bin.js`); and msw with a handler answering fixed bytes, which is msw's own
- * cost whatever answers behind it. Each round runs every target in turn, so that noise from other
- * work on the machine falls on all of them alike; the figures are medians over rounds, the ratios
- * medians of the per-round ratios. Goal (issue 19): in process at least twice as fast as HTTP.
+ * cost whatever answers behind it (with a predicate, as the reference's handlers match, and with a
+ * path, as most hand-written handlers do); and a read through `reference.fetch` followed by msw's
+ * fixed answer, which shows what the two cost when they alternate. Each round runs every target in
+ * turn, so that noise from other work on the machine falls on all of them alike; the figures are
+ * medians over rounds, the ratios medians of the per-round ratios. Goals: in process at least twice
+ * as fast as HTTP (issue 19); through the msw handlers at most 1.5× `reference.fetch` (issue 28).
  *
- * Not in CI: timings are noisy. Usage: npm run bench:inprocess [-- --rounds 5 --reads 2000]
+ * Not in CI: timings are noisy. Usage: npm run bench:inprocess [-- --rounds 5 --reads 2000 --limit 50]
+ * (`--limit`: the page's size, 1 to 200; the default page, 24 contacts, without it)
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -19,15 +23,20 @@ import { parseArgs } from "node:util";
 import { http } from "msw";
 import { setupServer } from "msw/node";
 import { createReference } from "../src/entry/reference.js";
-import { referenceHandlers } from "../src/entry/msw.js";
+import { referenceHandlers } from "../src/clients/msw.js";
 import { createServer } from "../src/edge/server.js";
+import { ControlClient } from "../src/clients/control.js";
 
 const { values } = parseArgs({
-  options: { rounds: { type: "string", default: "5" }, reads: { type: "string", default: "2000" } },
+  options: {
+    rounds: { type: "string", default: "5" },
+    reads: { type: "string", default: "2000" },
+    limit: { type: "string" },
+  },
 });
 const ROUNDS = Number(values.rounds);
 const READS = Number(values.reads);
-const PATH = "/api/v1/contacts";
+const PATH = `/api/v1/contacts${values.limit === undefined ? "" : `?limit=${values.limit}`}`;
 const ROOT = join(import.meta.dirname, "..");
 
 const reference = await createReference({ rateLimit: { limit: 1e9, windowMs: 60_000 }, log: () => {} });
@@ -39,11 +48,17 @@ await once(server, "listening");
 const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 // The built server, as `npm start` runs it, in a process of its own.
+const CONTROL_KEY = "bench-control-key-0123456789";
 const child = spawn(
   process.execPath,
-  [join(ROOT, "dist", "bundle", "bin.js"), "--port", "0", "--quiet", "--rate-limit", "1000000000"],
+  [
+    join(ROOT, "dist", "bundle", "bin.js"),
+    ...["--port", "0", "--quiet", "--rate-limit", "1000000000", "--control-key", CONTROL_KEY],
+  ],
   { stdio: ["ignore", "pipe", "inherit"] },
 );
+// Whatever ends this process (a refusal before the runs, an error) ends the child too.
+process.once("exit", () => child.kill("SIGTERM"));
 let remote = "";
 for await (const line of createInterface({ input: child.stdout })) {
   remote = /(http:\/\/\S+)/.exec(line)?.[1] ?? "";
@@ -51,18 +66,38 @@ for await (const line of createInterface({ input: child.stdout })) {
 }
 if (remote === "") throw new Error("the server in the child process printed no URL");
 
+// A page larger than the fixtures' 24 contacts: the same contacts added to both references.
+const extra = Math.max(0, Number(values.limit ?? 0) - 24);
+if (extra > 0) {
+  const contacts = Array.from({ length: extra }, (_, i) => ({
+    id: `con_bench${String(i).padStart(11, "0")}`,
+    organizationId: "org_lumiere",
+    type: "CLIENT" as const,
+    name: `Bench contact ${i}`,
+    email: `bench${i}@example.com`,
+    phone: null,
+    address: "1 rue du Banc, Montréal QC",
+    taxNumberTPS: null,
+    taxNumberTVQ: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  }));
+  reference.control.addRecords({ contacts });
+  await new ControlClient({ baseUrl: remote, key: CONTROL_KEY }).addRecords({ contacts });
+}
+
 // msw intercepts this origin only; the HTTP targets are elsewhere and msw is closed while they run.
 const MOCKED = "http://localhost:4010";
 const msw = setupServer(...referenceHandlers(reference, MOCKED));
 // msw's own cost: a handler answering fixed bytes, the reference's answer captured once.
 const captured = await reference.fetch(`${MOCKED}${PATH}`, { headers });
 const fixed = { status: captured.status, headers: [...captured.headers], body: await captured.arrayBuffer() };
+const fixedResponse = () => new Response(fixed.body, { status: fixed.status, headers: fixed.headers });
 const STATIC = "http://localhost:4011";
-const mswStatic = setupServer(
-  http.get(
-    `${STATIC}${PATH}`,
-    () => new Response(fixed.body, { status: fixed.status, headers: fixed.headers }),
-  ),
+const mswStatic = setupServer(http.get(`${STATIC}/api/v1/contacts`, fixedResponse));
+const MATCHED = "http://localhost:4012";
+const mswMatched = setupServer(
+  http.all(({ request }) => request.url.startsWith(`${MATCHED}/`), fixedResponse),
 );
 
 interface Target {
@@ -83,10 +118,27 @@ const targets: Target[] = [
     read: () => fetch(`${MOCKED}${PATH}`, { headers }),
   },
   {
-    name: "msw setupServer, fixed answer",
+    name: "msw setupServer, fixed answer, path",
     before: () => mswStatic.listen({ onUnhandledRequest: "error" }),
     after: () => mswStatic.close(),
     read: () => fetch(`${STATIC}${PATH}`, { headers }),
+  },
+  {
+    name: "msw setupServer, fixed answer, predicate",
+    before: () => mswMatched.listen({ onUnhandledRequest: "error" }),
+    after: () => mswMatched.close(),
+    read: () => fetch(`${MATCHED}${PATH}`, { headers }),
+  },
+  {
+    // The two rows above one after the other, in the same process: what msw's path and the
+    // reference's cost when they alternate, as they do in every read through the handlers.
+    name: "reference.fetch, then the fixed answer",
+    before: () => mswMatched.listen({ onUnhandledRequest: "error" }),
+    after: () => mswMatched.close(),
+    read: async () => {
+      await (await reference.fetch(`${MOCKED}${PATH}`, { headers })).arrayBuffer();
+      return fetch(`${MATCHED}${PATH}`, { headers });
+    },
   },
 ];
 
@@ -143,11 +195,14 @@ try {
   }
   const httpLocal = results.get("HTTP, server in this process") ?? [];
   const httpRemote = results.get("HTTP, server in a child process") ?? [];
+  const inProcess = results.get("reference.fetch") ?? [];
   const rows = targets.map((t) => {
     const ms = results.get(t.name) ?? [];
     const wall = median(ms.map((m) => m.wallUs));
     const ratio = (http: Measure[]) =>
       median(ms.map((m, i) => (http[i]?.wallUs ?? NaN) / m.wallUs)).toFixed(2);
+    const times = (of: Measure[], measure: (m: Measure) => number) =>
+      median(ms.map((m, i) => measure(m) / measure(of[i] ?? { wallUs: NaN, cpuUs: NaN }))).toFixed(2);
     return [
       t.name,
       wall.toFixed(0),
@@ -155,6 +210,7 @@ try {
       median(ms.map((m) => m.cpuUs)).toFixed(0),
       `${ratio(httpLocal)}×`,
       `${ratio(httpRemote)}×`,
+      `${times(inProcess, (m) => m.wallUs)}× / ${times(inProcess, (m) => m.cpuUs)}×`,
     ];
   });
   const head = [
@@ -164,12 +220,14 @@ try {
     "CPU µs/read (this process)",
     "vs HTTP here",
     "vs HTTP child",
+    "÷ reference.fetch (time / CPU)",
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i] ?? 0)).join("  "));
 } finally {
   msw.close();
   mswStatic.close();
+  mswMatched.close();
   server.close();
   child.kill("SIGTERM");
 }

@@ -13,6 +13,7 @@ import { ManifestError, loadManifest } from "./manifest.js";
 import { ManifestMismatchError } from "./engine/preflight.js";
 import { BaselineError, checkBaseline, readBaseline } from "./report/baseline.js";
 import { renderClauseDocument } from "./report/clause-document.js";
+import { renderStanceDocument } from "./report/stance-document.js";
 import { oneLine, renderCatalogue, renderSummaryLine } from "./report/console.js";
 import { compareReports, renderComparison } from "./report/compare.js";
 import { renderHtmlReport } from "./report/html.js";
@@ -65,7 +66,7 @@ interface CliOptions {
   output?: string;
   baseline?: string;
   preflight: boolean;
-  format?: "text" | "markdown";
+  format?: "text" | "markdown" | "stance";
   seed?: number;
   numRuns: number;
   readOnly?: boolean;
@@ -182,7 +183,10 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
   }
 }
 
-/** --list: the catalogue as text, or the clause document (--format markdown), to stdout or --output. */
+/**
+ * --list: the catalogue as text, the clause document (--format markdown) or the kit's stance on the
+ * open points (--format stance), to stdout or --output.
+ */
 async function list(opts: CliOptions, io: CliIo): Promise<number> {
   const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
   const listed =
@@ -192,7 +196,11 @@ async function list(opts: CliOptions, io: CliIo): Promise<number> {
           (s) => s.check,
         );
   const text =
-    opts.format === "markdown" ? renderClauseDocument(listed, kitIdentity()) : renderCatalogue(listed);
+    opts.format === "markdown"
+      ? renderClauseDocument(listed, kitIdentity())
+      : opts.format === "stance"
+        ? renderStanceDocument(listed, kitIdentity())
+        : renderCatalogue(listed);
   if (opts.output === undefined) io.stdout(text);
   else {
     await mkdir(dirname(opts.output), { recursive: true });
@@ -324,8 +332,8 @@ function buildProgram(io: CliIo): Command {
     .addOption(
       new Option(
         "--format <format>",
-        "with --list: text, or markdown for the clause document (every clause, its checks, what no check covers)",
-      ).choices(["text", "markdown"]),
+        "with --list: text; markdown for the clause document (every clause, its checks, what no check covers); stance for the kit's stance on each open point",
+      ).choices(["text", "markdown", "stance"]),
     )
     .helpOption("-h, --help", "show this help")
     .exitOverride()

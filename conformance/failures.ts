@@ -1,5 +1,5 @@
 import type { ClauseId } from "./spec/clauses.js";
-import { LISTS } from "./spec/constants.js";
+import { LISTS, MAX } from "./spec/constants.js";
 import type { HttpExchange, HttpRequest } from "./exchange.js";
 
 /**
@@ -27,6 +27,7 @@ export const FOUNDATION_RULES = [
   "envelope.details-shape",
   "envelope.error-code",
   "cors.allow-origin",
+  "list.largest-page",
 ] as const;
 
 export type FoundationRule = (typeof FOUNDATION_RULES)[number];
@@ -94,7 +95,31 @@ export const FOUNDATIONS: Readonly<Record<FoundationRule, Foundation>> = {
     says: "An answer to a request from another origin allows that origin.",
     checks: ["cors.success", "cors.errors", "run.cors-errors"],
   },
+  "list.largest-page": {
+    clause: ["§4 Pagination.1", "§8.2"],
+    says: "A list read at its largest page, limit=200 (with or without one of the filter values §4 lists), is a valid request: it answers 200. The kit reads what a list holds that way.",
+    checks: ["lists.page-max", "coverage.limit", "lists.limit-and-filters"],
+  },
 };
+
+/**
+ * Whether a request is a read of a list at its largest page (§8: limit=200), unfiltered or with one of
+ * the filter values §4 lists for it, and nothing else: a request the spec says is valid, and the one
+ * the kit reads a whole list with. A 400 to it is the list.largest-page defect, whichever check sent it.
+ */
+export function isLargestPageRead(request: Pick<HttpRequest, "method" | "path" | "query">): boolean {
+  const list = Object.values(LISTS).find((l) => l.path === request.path);
+  if (request.method.toUpperCase() !== "GET" || list === undefined) return false;
+  const entries = Object.entries(request.query ?? {});
+  return (
+    entries.some(([k, v]) => k === "limit" && v === String(MAX.pageMax)) &&
+    entries.every(
+      ([k, v]) =>
+        k === "limit" ||
+        (k === list.filter?.param && typeof v === "string" && list.filter.values.includes(v)),
+    )
+  );
+}
 
 /**
  * Which rule a failure broke: a foundation rule (above), the check's own rule ("rule"), or none: the

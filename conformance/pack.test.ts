@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -85,12 +86,20 @@ const anchorOf = (heading: string): string =>
 
 /** The README's relative links (files and headings) that point at nothing in the installed package. */
 async function brokenReadmeLinks(packageDir: string): Promise<string[]> {
+  const anchorsOf = (text: string): Set<string> =>
+    new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")));
   const readme = await readFile(join(packageDir, "README.md"), "utf8");
-  const anchors = new Set([...readme.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")));
   const broken: string[] = [];
   for (const [, target = ""] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
     if (/^[a-z]+:/.test(target)) continue; // a web address
-    const ok = target.startsWith("#") ? anchors.has(target.slice(1)) : existsSync(join(packageDir, target));
+    // `file#heading`: the file is in the package, and a Markdown file has the heading.
+    const [file = "", anchor] = target.split("#");
+    const text = file === "" ? readme : existsSync(join(packageDir, file)) ? undefined : null;
+    const ok =
+      text === null
+        ? false
+        : anchor === undefined ||
+          anchorsOf(text ?? (await readFile(join(packageDir, file), "utf8"))).has(anchor);
     if (!ok) broken.push(target);
   }
   return broken;
@@ -160,6 +169,85 @@ describe("the packed kit", () => {
       );
       expect(client.code, client.stderr).toBe(0);
       expect(client.stdout.trim()).toBe("function");
+
+      // The client's types compile in a browser project (no Node types), strictly, library files
+      // included: what it takes of the server's types reaches nothing of Node or of Express.
+      await writeFile(
+        join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            lib: ["ES2023", "DOM"],
+            types: [],
+          },
+          include: ["client-types.ts"],
+        }),
+      );
+      await writeFile(
+        join(project, "client-types.ts"),
+        [
+          'import { ControlClient, type SandboxClient } from "accounting-api-reference/control";',
+          'const control = new ControlClient({ baseUrl: "http://127.0.0.1:4010", key: "k" });',
+          "export async function run(): Promise<string> {",
+          '  await control.addFault({ path: "/api/v1/contacts", status: 500, untilCleared: true });',
+          "  const sandbox: SandboxClient = await control.createSandbox();",
+          '  const clock = await sandbox.advanceClock("P2D");',
+          "  // @ts-expect-error: 418 is no status of §7",
+          "  await sandbox.addFault({ status: 418 });",
+          "  return clock.now;",
+          "}",
+        ].join("\n"),
+      );
+      const types = await sh(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], project);
+      expect(types.code, types.stdout + types.stderr).toBe(0);
+
+      // The root exports what the README documents, nothing else.
+      const rootExports = await sh(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          'import * as root from "accounting-api-reference"; console.log(Object.keys(root).sort().join(" "));',
+        ],
+        project,
+      );
+      expect(rootExports.code, rootExports.stderr).toBe(0);
+      expect(rootExports.stdout.trim()).toBe("ApiError createReference createServer docsRouter");
+
+      // A reference that is not running is said so, and the source maps resolve: they carry their
+      // sources, which the package does not ship as files.
+      const closed = await closedPort();
+      const unreachable = await sh(
+        process.execPath,
+        [
+          "--enable-source-maps",
+          "--input-type=module",
+          "-e",
+          `import { ControlClient } from "accounting-api-reference/control"; await new ControlClient({ baseUrl: "http://127.0.0.1:${closed}", key: "k" }).reset();`,
+        ],
+        project,
+      );
+      expect(unreachable.code).not.toBe(0);
+      expect(unreachable.stderr).toContain(
+        `ReferenceUnreachableError: could not reach the reference at http://127.0.0.1:${closed}: is it running? (connect ECONNREFUSED 127.0.0.1:${closed})`,
+      );
+      expect(unreachable.stderr).toMatch(/src\/clients\/control\.ts:\d+:\d+/);
+      const maps = files.filter((f) => f.endsWith(".js.map"));
+      expect(maps.length).toBeGreaterThan(100);
+      const unresolved: string[] = [];
+      for (const map of maps) {
+        const { sources, sourcesContent } = JSON.parse(
+          await readFile(join(project, "node_modules", PACKAGE, map), "utf8"),
+        ) as { sources: string[]; sourcesContent?: (string | null)[] };
+        const shipped = (i: number) => typeof sourcesContent?.[i] === "string";
+        if (!sources.every((_, i) => shipped(i))) unresolved.push(map);
+      }
+      expect(unresolved).toEqual([]);
 
       // In-process use through msw (an optional peer, installed by the user): the reference answers
       // msw's setupServer from the installed package; a browser build gets a module saying Node only.
@@ -278,6 +366,16 @@ describe("the packed kit", () => {
     },
   );
 });
+
+/** A loopback port nothing listens on: one just closed. */
+async function closedPort(): Promise<number> {
+  const server = createNetServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
+}
 
 /** Starts the installed `accounting-reference` on a free port; resolves with its URL and a fixture token. */
 async function serveInstalled(

@@ -58,6 +58,12 @@ export interface Check {
   phase?: "coverage" | "final" | undefined;
   /** Opt-in only (slow): run when --grep names it or --slow is given. */
   slow?: boolean;
+  /**
+   * Checks whose requests this one judges (ratelimit.not-early judges the 429s the burst met): a
+   * --grep that selects this check without them runs them too, before it, so that it is not skipped
+   * for want of what the kit could send.
+   */
+  needs?: readonly string[];
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -176,6 +182,8 @@ export interface CheckResult {
   durationMs: number;
   requests: number;
   skipReason?: string;
+  /** Run only because checks that --grep selected judge its requests (Check.needs): their ids. */
+  ranFor?: string[] | undefined;
   observations: Observation[];
   /**
    * Against a baseline (--baseline): a failure already in it ("known", which does not fail the run),
@@ -199,6 +207,27 @@ export interface CheckResult {
     curl?: string;
     status?: number;
     replay?: string;
+    /** The request that failed the check and its answer, trimmed, tokens masked (report/exchange.ts). */
+    exchange?: ShownExchange | undefined;
+  };
+}
+
+/**
+ * An exchange as a report shows it: what was sent and what came back, bodies cut to a few thousand
+ * characters, every manifest token replaced by `<token LABEL>` (reports are shared, secrets are not).
+ */
+export interface ShownExchange {
+  request: {
+    method: string;
+    /** The path and query, as sent, relative to the target's base URL. */
+    target: string;
+    headers: Array<[string, string]>;
+    body?: string | undefined;
+  };
+  response: {
+    status: number;
+    headers: Array<[string, string]>;
+    body: string;
   };
 }
 

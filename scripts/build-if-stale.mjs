@@ -17,13 +17,14 @@ if (process.argv.includes("--stamp")) {
 }
 
 /** What the build reads: tsconfig.build.json's sources (tests left out, as there) and the configs. */
-const INPUT_DIRS = ["src", "conformance"];
+const INPUT_DIRS = ["spec", "src", "conformance"];
 const INPUT_FILES = [
   "tsconfig.json",
   "tsconfig.build.json",
   "package.json",
   "package-lock.json",
   "scripts/bundle.mjs",
+  "scripts/clean-dist.mjs",
 ];
 const notBuilt = (name) => name.endsWith(".test.ts") || name === "test-support";
 
@@ -46,15 +47,18 @@ function builtAt() {
   }
 }
 
+/** What `read` finds, or nothing for a path that does not exist. */
+const orNever = (read) => {
+  try {
+    return read();
+  } catch {
+    return -Infinity;
+  }
+};
+
 const inputs = Math.max(
-  ...INPUT_DIRS.map((d) => newest(join(root, d))),
-  ...INPUT_FILES.map((f) => {
-    try {
-      return statSync(join(root, f)).mtimeMs;
-    } catch {
-      return -Infinity;
-    }
-  }),
+  ...INPUT_DIRS.map((d) => orNever(() => newest(join(root, d)))),
+  ...INPUT_FILES.map((f) => orNever(() => statSync(join(root, f)).mtimeMs)),
 );
 
 if (inputs > builtAt()) {

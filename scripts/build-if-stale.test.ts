@@ -77,6 +77,16 @@ describe("scripts/build-if-stale.mjs (npm start's prestart)", () => {
     expect(builds()).toBe(4);
   });
 
+  it("builds again when the spec file's sources change, and does without spec/ at all", () => {
+    prestart();
+    mkdirSync(join(dir, "spec"));
+    writeFileSync(join(dir, "spec", "schema.ts"), "export const s = 1;\n");
+    touch(join(dir, "spec", "schema.ts"));
+    touch(join(dir, "spec"));
+    prestart();
+    expect(builds()).toBe(2);
+  });
+
   it("does not build for a changed test file, which the build leaves out", () => {
     prestart();
     touch(join(dir, "src", "routing", "a.test.ts"));

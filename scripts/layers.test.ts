@@ -77,10 +77,58 @@ describe("the layering rules", () => {
       "src/store/b.ts",
       "model-imports-no-layer-above",
     ],
+    [
+      "the entry imports a client",
+      "src/entry/a.ts",
+      "../clients/b.js",
+      "src/clients/b.ts",
+      "entry-imports-no-layer-above",
+    ],
+    [
+      "the control client runs server code",
+      "src/clients/control.ts",
+      "../doors/control/table.js",
+      "src/doors/control/table.ts",
+      "clients-run-no-server-code",
+    ],
+    [
+      "the Playwright fixture runs server code",
+      "src/clients/playwright.ts",
+      "../entry/reference.js",
+      "src/entry/reference.ts",
+      "clients-run-no-server-code",
+    ],
+    [
+      "the msw handlers run more of the server than its factory",
+      "src/clients/msw.ts",
+      "../store/b.js",
+      "src/store/b.ts",
+      "msw-handlers-run-only-the-factory",
+    ],
   ])("refuse %s", (_case, from, spec, to, rule) => {
     const { status, output } = cruise({ [from]: importing(spec), [to]: module });
     expect(status).not.toBe(0);
     expect(output).toContain(rule);
+  });
+
+  it("refuse a Node module in the control client, which runs in browsers too", () => {
+    const { status, output } = cruise({
+      "src/clients/control.ts": 'import { request } from "node:http";\nexport const y = request;\n',
+    });
+    expect(status).not.toBe(0);
+    expect(output).toContain("control-client-uses-no-node-module");
+  });
+
+  it("accept the clients' type-only imports of the server, and the msw handlers' factory", () => {
+    const { status, output } = cruise({
+      "src/clients/control.ts":
+        'import type { T } from "../doors/control/table.js";\nexport const y: T = 1;\n',
+      "src/doors/control/table.ts": "export type T = number;\n",
+      "src/clients/msw.ts": importing("../entry/reference.js"),
+      "src/entry/reference.ts": module,
+    });
+    expect(output).toContain("no dependency violations");
+    expect(status).toBe(0);
   });
 
   it("accept imports that follow the flow, and tests that import from anywhere", () => {

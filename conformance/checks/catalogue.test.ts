@@ -24,6 +24,16 @@ function range(from: number, to: number): number[] {
 }
 
 describe("the check catalogue", () => {
+  it("needs only checks of the catalogue that run before the check needing them", () => {
+    const order = (id: string): number => catalogue.findIndex((c) => c.id === id);
+    for (const c of catalogue) {
+      for (const need of c.needs ?? []) {
+        expect(order(need), `${c.id} needs ${need}`).toBeGreaterThanOrEqual(0);
+        expect(order(need), `${c.id} needs ${need}`).toBeLessThan(order(c.id));
+      }
+    }
+  });
+
   it("has unique ids of the form area.rule-name", () => {
     const ids = catalogue.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -194,6 +194,21 @@ const BORDERLINE_EMAILS: ReadonlyArray<[string, string]> = [
   [`${"x".repeat(65)}@example.com`, "65-character local part"],
 ];
 
+/**
+ * Whether `read` is the mailbox `sent` names: the local part as sent (RFC 5321 §2.4 makes it
+ * case-sensitive), the domain in any case (RFC 4343: domain names are not).
+ */
+function sameMailbox(sent: string, read: unknown): boolean {
+  if (typeof read !== "string") return false;
+  const split = (a: string): [string, string] => [
+    a.slice(0, a.lastIndexOf("@")),
+    a.slice(a.lastIndexOf("@") + 1),
+  ];
+  const [local, domain] = split(sent);
+  const [readLocal, readDomain] = split(read);
+  return readLocal === local && readDomain.toLowerCase() === domain.toLowerCase();
+}
+
 export const contactChecks: readonly Check[] = [
   {
     id: "contacts.create-response",
@@ -488,6 +503,46 @@ export const contactChecks: readonly Check[] = [
         `accepted: ${list(taken)}; refused: ${list(refused)}`,
         `Borderline e-mails accepted: ${taken.map((c) => c.shown).join(", ") || "none"}; refused: ${refused.map((c) => c.shown).join(", ") || "none"}.`,
       );
+    },
+  },
+  {
+    id: "contacts.email-local-part",
+    section: SECTION.resources,
+    clause: ["§2 Contact.4", "§4 Contacts body.3"],
+    level: "SHOULD",
+    rule: "An e-mail address reads back with its local part exactly as sent, capitals included (RFC 5321 §2.4: the local part is case-sensitive); the domain may come back in lower case",
+    gap: 18,
+    writes: true,
+    async run(ctx) {
+      const email = "Jean.Tremblay@Example.COM";
+      const body = { type: "CLIENT", name: `${ctx.marker} e-mail in capitals`, email };
+      const created = await postContact(ctx, body);
+      requireCreated(ctx, created, "A contact with capitals in its e-mail", "coverage.contact-fields");
+      const id = dataObject(created)?.id;
+      const listed = await requireListed(
+        ctx,
+        "contacts",
+        (i) => (id === undefined ? i.name === body.name : i.id === id),
+        "The contact with capitals in its e-mail",
+        created,
+      );
+      const reads: ReadonlyArray<[string, unknown, HttpExchange]> = [
+        ["creation answer", dataObject(created)?.email, created],
+        ["list", listed.item.email, listed.exchange],
+      ];
+      for (const [where, value, ex] of reads) {
+        // An echo left out is contacts.create-response's to judge.
+        if (where === "creation answer" && value === undefined) continue;
+        if (!sameMailbox(email, value)) {
+          fail(`The e-mail ${email} reads back as another address (${where})`, {
+            key: failureKey("e-mail local part not as sent", where),
+            expected: `${email}, the domain in any case`,
+            actual: `email ${JSON.stringify(value)}`,
+            exchange: ex,
+            evidence: ex === created ? [created] : [created, ex],
+          });
+        }
+      }
     },
   },
   {

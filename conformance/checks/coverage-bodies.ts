@@ -251,9 +251,9 @@ const productFieldsInput: CoverageInput = {
   clause: [...clauseRange("§4 Products body", 1, 6), "§8.6", "§8.7", "§8.8", "§8.9", "§2 Product.6"],
   gap: 19,
   writes: true,
-  rule: 'Every product field in its legal forms (a sku at its maximum with - and _, names with spaces, markup and an emoji, a description of 2000 characters on several lines, each type, taxable false, unitPrice at realistic sizes up to 999999.9999 with 0 to 4 decimals) is taken and read back exactly; illegal neighbours (one past a limit with spaces or once outer spaces are stripped, a type that begins like one, a negative or non-numeric price, a taxable of 0 or "false") are refused and not stored',
+  rule: 'Every product field in its legal forms (a sku at its maximum with - and _, names with spaces, markup and an emoji, a description of 2000 characters on several lines, each type, taxable false, unitPrice at realistic sizes up to 999999.9999 with 0 to 4 decimals) is taken and read back exactly; illegal neighbours (one past a limit with spaces or once outer spaces are stripped, a type that begins like one, a negative or non-numeric price, a taxable of 0 or "false") are refused and not stored; a sku or name at its maximum and a space is refused or trimmed, never kept one past the maximum',
   openRule:
-    "What a product gets for forms the spec leaves open: a sku with dots, slashes, spaces or non-ASCII, lower-case or padded types, unitPrice in exponent form, past 15 significant digits or above 1 000 000, -0, a null taxable",
+    "What a product gets for forms the spec leaves open: a sku or name at its maximum and a space (refused, or trimmed to the maximum: kept at one past it fails), a sku with dots, slashes, spaces or non-ASCII, lower-case or padded types, unitPrice in exponent form, past 15 significant digits or above 1 000 000, -0, a null taxable",
   run(ctx: CheckContext): Promise<FormOutcome[]> {
     const f = formMaker(ctx, "products");
     const price = (
@@ -299,6 +299,12 @@ const productFieldsInput: CoverageInput = {
         "refuse",
         (tag) => ` ${padWith(`${tag}-`, MAX.productSku + 1, "s")} `,
       ),
+      // The maximum and a space: refused, or trimmed to the maximum; kept at 101 characters it breaks §8.
+      f(`sku of ${MAX.productSku} characters and a space`, "PROBE", "open", "sku", undefined, {
+        tagged: (tag) => `${padWith(`${tag}-`, MAX.productSku, "s")} `,
+        keeps: keptOrTrimmed(MAX.productSku),
+        reading: trimReading,
+      }),
       sku("with a dot and a slash", "PROBE", "open", (tag) => `${tag}/A.1`),
       sku("with a space", "PROBE", "open", (tag) => `${tag} A 1`),
       sku("with non-ASCII", "PROBE", "open", (tag) => `${tag}-É`),
@@ -311,6 +317,14 @@ const productFieldsInput: CoverageInput = {
       f(`name of ${MAX.productName + 1} characters between spaces`, "MUST", "refuse", "name", {
         value: ` ${padWith(`${ctx.marker} `, MAX.productName + 1, "x")} `,
       }),
+      f(
+        `name of ${MAX.productName} characters and a space`,
+        "PROBE",
+        "open",
+        "name",
+        { value: `${padWith(`${ctx.marker} `, MAX.productName, "x")} ` },
+        { keeps: keptOrTrimmed(MAX.productName), reading: trimReading },
+      ),
       f(
         `description of ${MAX.productDescription} characters on several lines`,
         "MUST",

@@ -1,10 +1,11 @@
-import type { Check, CheckContext, DerivedSecret } from "../types.js";
+import type { Check, CheckContext, DerivedSecret, HttpExchange } from "../types.js";
 import {
   answer,
   isEnvelopeProblem,
   mediaType,
   readErrorEnvelope,
   statusAndCode,
+  statusCause,
   type JsonObject,
 } from "../support/assert.js";
 import { limitBound } from "../support/arbitraries.js";
@@ -17,6 +18,7 @@ import {
   plainPage,
   problem,
   show,
+  withCause,
   type CoverageInput,
   type FormLevel,
   type FormOutcome,
@@ -45,17 +47,25 @@ const limitInput: CoverageInput = {
     return forEachList(ctx, async (list, token) => {
       const out: FormOutcome[] = [];
       const plain = await plainPage(ctx, list, token);
-      const held = plain.items.length;
       const legal =
         list === "contacts" || list === "invoices" ? ["1", "2", "49", "51", "199", "200"] : ["1", "200"];
       const open =
         list === "contacts"
           ? ["050", "+5", " 5", "5 ", "5abc", "1.0", "2e1", "\uFF19", "99999999999999999999", "-0", "0.5"]
           : [];
-      for (const value of [...legal, ...open]) {
+      const sent: Array<[string, HttpExchange]> = [];
+      for (const value of [...legal, ...open])
+        sent.push([value, await ctx.http.send(listRequest(list, token, { limit: value }))]);
+      // What the list holds: its largest page says it; where that page could not be read, the most
+      // items any legal limit gave is all the kit knows, and the message says so.
+      const seen = sent.flatMap(([v, ex]) => (legal.includes(v) ? [itemsOf(ex)?.length ?? 0] : []));
+      const held = plain.read ? plain.items.length : Math.max(0, ...seen);
+      const holds = plain.read
+        ? `the list holds ${held >= MAX.pageMax ? "at least " : ""}${held}`
+        : `the list holds at least ${held}, the most any limit gave: its page at limit=${MAX.pageMax} could not be read`;
+      for (const [value, ex] of sent) {
         const level: FormLevel = legal.includes(value) ? "MUST" : "PROBE";
         const what = `${list}?limit=${JSON.stringify(value)}`;
-        const ex = await ctx.http.send(listRequest(list, token, { limit: value }));
         const items = itemsOf(ex);
         if (level === "MUST") {
           const want = Math.min(Number(value), held >= MAX.pageMax ? Number(value) : held);
@@ -66,11 +76,14 @@ const limitInput: CoverageInput = {
                   what,
                   level,
                   statusAndCode(ex),
-                  problem(
-                    items === undefined ? `status ${ex.status}` : "not as many items as asked",
-                    `200 with ${want} items (the list holds ${held >= MAX.pageMax ? "at least " : ""}${held})`,
-                    items === undefined ? answer(ex) : `${items.length} items`,
-                    ex,
+                  withCause(
+                    statusCause(ex, [200]),
+                    problem(
+                      items === undefined ? `status ${ex.status}` : "not as many items as asked",
+                      `200 with ${want} items (${holds})`,
+                      items === undefined ? answer(ex) : `${items.length} items`,
+                      ex,
+                    ),
                   ),
                 ),
           );

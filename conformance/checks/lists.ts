@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { ManifestToken } from "../manifest-schema.js";
 import { failureKey, type Observation } from "../failures.js";
-import type { Check, CheckContext, HttpRequest } from "../types.js";
+import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,
   expectErrorEnvelope,
@@ -572,15 +572,17 @@ export const listChecks: readonly Check[] = [
   {
     id: "lists.order",
     section: SECTION.endpoints,
-    clause: "§4 Pagination.2",
+    clause: ["§4 Pagination.1", "§4 Pagination.2"],
     level: "SHOULD",
-    rule: "Lists come newest first: by date for invoices and expenses, by createdAt for contacts and products",
+    rule: "Lists come newest first: by date for invoices and expenses, by createdAt for contacts and products, the records the run created among them; and limit=n cuts that order: its page is the first n items of the largest page",
     gap: 7,
     async run(ctx) {
       for (const list of LIST_NAMES) {
         const token = reader(ctx, list);
-        const ex = await firstPage(ctx, list, token);
-        const breaks = orderBreaks(expectList(ex), LISTS[list].orderField);
+        // Read now, not at the start: by now contacts and products hold records the run created.
+        const ex = await currentPage(ctx, list, token);
+        const items = expectList(ex);
+        const breaks = orderBreaks(items, LISTS[list].orderField);
         if (breaks.length > 0) {
           fail(`${list} are not newest first`, {
             key: failureKey("not newest first", list),
@@ -589,7 +591,62 @@ export const listChecks: readonly Check[] = [
             exchange: ex,
           });
         }
+        await expectFirstOfOrder(ctx, list, token, ex);
       }
+    },
+  },
+  {
+    id: "lists.page-newest",
+    section: SECTION.endpoints,
+    clause: ["§4 Pagination.1", "§4 Pagination.2"],
+    level: "MUST",
+    rule: "Where a list takes before, a page cut by limit holds its newest items: no item the page leaves out is newer than its last item, which §4's paging (before = the last item's date) would never reach",
+    gap: 7,
+    async run(ctx) {
+      let judged = 0;
+      for (const list of LIST_NAMES) {
+        const token = reader(ctx, list);
+        const support = await beforeSupport(ctx, list, token);
+        if (support.kind !== "supported") continue;
+        // The list as it stands now, the records the run created in it: a server that lists them
+        // last leaves them out of every page.
+        const read = await currentPage(ctx, list, token);
+        const whole = itemsOf(read) ?? [];
+        if (whole.length < 2) continue;
+        judged += 1;
+        // The first page of one item, and of half the list: items sharing an instant (the run's own
+        // records may) may fall either side of a cut, so a short page shows what a long one hides.
+        for (const n of new Set([1, Math.floor(whole.length / 2)])) {
+          const ex = await ctx.http.send(listRequest(list, token, { limit: String(n) }));
+          const page = expectList(ex, `${requestLine(ex.request)} must answer 200`);
+          const last = page.at(-1);
+          const lastTime = last === undefined ? Number.NaN : orderTime(list, last);
+          const onPage = new Set(page.map((i) => JSON.stringify(i.id)));
+          const unreached = whole.filter(
+            (i) => !onPage.has(JSON.stringify(i.id)) && orderTime(list, i) > lastTime,
+          );
+          if (unreached.length > 0) {
+            const field = LISTS[list].orderField;
+            fail(
+              `${requestLine(ex.request)} leaves out items newer than its last: paging by §4 never reaches them`,
+              {
+                key: failureKey("page not the newest items", list),
+                expected: `the ${n} newest item(s): none left out with ${field} after the last one's (${String(last?.[field])})`,
+                actual: `${unreached.length} newer item(s) left out, e.g. ${unreached
+                  .slice(0, 3)
+                  .map((i) => `${JSON.stringify(i.id)} ${field} ${JSON.stringify(i[field])}`)
+                  .join("; ")}`,
+                exchange: ex,
+                evidence: [read, ex],
+              },
+            );
+          }
+        }
+      }
+      if (judged === 0)
+        ctx.skip(
+          "no list takes before (spec-gaps #8) and holds two items, so §4's paging cannot be followed",
+        );
     },
   },
   {
@@ -756,6 +813,39 @@ export const listChecks: readonly Check[] = [
     },
   },
 ];
+
+/**
+ * spec-gaps #7 (SHOULD): limit=n answers the first n items of the order the largest page shows
+ * (`read`, just before). Ties at the cut may fall either way; an item older than the cut, or one newer
+ * than it left out, is a page cut before the list was ordered.
+ */
+async function expectFirstOfOrder(
+  ctx: CheckContext,
+  list: ListName,
+  token: ManifestToken,
+  read: HttpExchange,
+): Promise<void> {
+  const whole = itemsOf(read) ?? [];
+  const n = Math.floor(whole.length / 2);
+  const cut = whole[n - 1];
+  if (cut === undefined) return;
+  const cutTime = orderTime(list, cut);
+  const ex = await ctx.http.send(listRequest(list, token, { limit: String(n) }));
+  const page = expectList(ex, `${requestLine(ex.request)} must answer 200`);
+  const onPage = new Set(page.map((i) => JSON.stringify(i.id)));
+  const older = page.filter((i) => orderTime(list, i) < cutTime);
+  const missing = whole.filter((i) => orderTime(list, i) > cutTime && !onPage.has(JSON.stringify(i.id)));
+  if (older.length + missing.length > 0) {
+    const field = LISTS[list].orderField;
+    fail(`${requestLine(ex.request)} is not the first ${n} items of the list`, {
+      key: failureKey("limit not the first items", list),
+      expected: `the ${n} newest items (${field} from ${String(cut[field])} on), as the largest page orders them`,
+      actual: `${older.length} older item(s) on the page, ${missing.length} newer one(s) left out`,
+      exchange: ex,
+      evidence: [read, ex],
+    });
+  }
+}
 
 /**
  * The probe at the oldest item gave the whole list back: before is ignored, or it keeps the items at or

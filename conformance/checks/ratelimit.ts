@@ -460,6 +460,8 @@ export const rateLimitChecks: readonly Check[] = [
     level: "MUST",
     rule: "No request is refused with 429 before the limit is used: each 429 of the run follows at least limit requests in the window before it, counted where the target counts (the scope ratelimit.scope reads; the whole run's requests when it cannot tell). Requests made before the run count at the target too: a 429 is judged once the run has seen a whole window of its own, or earlier when the target's rate-limit headers say how many it counted before the run",
     gap: 21,
+    // It judges the 429s of the run: the burst's, when nothing else met one.
+    needs: ["ratelimit.burst"],
     async run(ctx) {
       const history = ctx.http.history().filter(bracketed);
       const limited = history.filter((ex) => ex.status === 429);

@@ -323,6 +323,36 @@ describe("runChecks", () => {
     expect((await outcome({ grep: "§8" }))?.outcome).toBe("skip");
   });
 
+  it("says why a slow check --grep selected by its section or rule is skipped", async () => {
+    const catalogue = [passing("limits.restore", "MUST", { slow: true, rule: "waits out the limit" })];
+    const [result] = await run(catalogue, { grep: "waits" });
+    expect(result?.skipReason).toBe(
+      "slow: --grep matched its rule, not its id; it runs with --slow, or with a --grep that names its id",
+    );
+  });
+
+  it("runs, before a check --grep selects, the checks whose requests it judges (needs), and says so", async () => {
+    const order: string[] = [];
+    const mark = (id: string, extra: Partial<Check> = {}): Check =>
+      check(id, "MUST", async () => void order.push(id), extra);
+    const catalogue = [
+      mark("unrelated"),
+      mark("limit.burst", { phase: "final", slow: true }),
+      mark("limit.not-early", { phase: "final", rule: "no 429 before the limit", needs: ["limit.burst"] }),
+    ];
+    const results = await run(catalogue, { grep: "before" });
+    expect(order).toEqual(["limit.burst", "limit.not-early"]);
+    expect(results.map((r) => [r.id, r.outcome, r.ranFor])).toEqual([
+      ["limit.burst", "pass", ["limit.not-early"]],
+      ["limit.not-early", "pass", undefined],
+    ]);
+    // Without --grep, or selected by it, a check runs for no one.
+    expect((await run(catalogue, { grep: "burst|before" })).map((r) => r.ranFor)).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("filters by --grep on id, section and rule, any case, leaving the rest unlisted", async () => {
     const catalogue = [
       passing("contacts.list"),

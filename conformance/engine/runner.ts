@@ -16,7 +16,9 @@ import {
   type Outcome,
   type RunOptions,
   sharedStore,
+  type ShownExchange,
 } from "../types.js";
+import { showExchange } from "../report/exchange.js";
 
 /** Thrown by `ctx.skip()` and by `tokens.get()`: ends a check as skipped. */
 export class SkipSignal extends Error {
@@ -79,35 +81,69 @@ export interface Selected {
   check: Check;
   /** Set when the check is reported as skipped without running. */
   skipReason?: string;
+  /** Selected only because checks --grep selected need its requests (Check.needs): their ids. */
+  ranFor?: string[];
+}
+
+/** What a --grep matched in a check: its id first, then its section, then its rule. */
+function grepMatch(check: Check, grep: RegExp): "id" | "section" | "rule" | undefined {
+  if (grep.test(check.id)) return "id";
+  if (grep.test(check.section)) return "section";
+  return grep.test(check.rule) ? "rule" : undefined;
 }
 
 /**
  * The checks of a run, in running order: the coverage phase first, then the catalogue's order, the
- * final phase last. REFERENCE checks outside the reference profile and checks --grep does not match are
- * left out, not skipped.
+ * final phase last. REFERENCE checks outside the reference profile and checks --grep does not match
+ * (by id, section or rule) are left out, not skipped; a check --grep leaves out that a selected one
+ * needs (Check.needs) is put back, said to run for it. A selected check skipped without running says
+ * why, and what --grep matched when that is why it was selected.
  */
 export function selectChecks(catalogue: readonly Check[], options: SelectionOptions): Selected[] {
   const grep = typeof options.grep === "string" ? compileGrep(options.grep) : options.grep;
-  const matches = (text: string): boolean => grep === undefined || grep.test(text);
-  const chosen = catalogue.filter(
-    (c) =>
-      (c.level !== "REFERENCE" || options.profile === "reference") &&
-      (matches(c.id) || matches(c.section) || matches(c.rule)),
+  const inProfile = (c: Check): boolean => c.level !== "REFERENCE" || options.profile === "reference";
+  const matched = new Map(
+    catalogue.flatMap((c) => {
+      const how = grep === undefined ? "all" : grepMatch(c, grep);
+      return inProfile(c) && how !== undefined ? [[c.id, how] as const] : [];
+    }),
   );
+  // What the selected checks need, and what that needs in turn: run for them.
+  const ranFor = new Map<string, string[]>();
+  const pending = [...matched.keys()];
+  for (let id = pending.shift(); id !== undefined; id = pending.shift()) {
+    for (const need of catalogue.find((c) => c.id === id)?.needs ?? []) {
+      if (matched.has(need)) continue;
+      const wanted = ranFor.get(need);
+      if (wanted === undefined) pending.push(need);
+      ranFor.set(need, [...(wanted ?? []), id]);
+    }
+  }
+  const chosen = catalogue.filter((c) => matched.has(c.id) || ranFor.has(c.id));
   const ordered = [
     ...chosen.filter((c) => c.phase === "coverage"),
     ...chosen.filter((c) => c.phase === undefined),
     ...chosen.filter((c) => c.phase === "final"),
   ];
   return ordered.map((check): Selected => {
+    const forOthers = ranFor.get(check.id);
+    const base: Selected = forOthers === undefined ? { check } : { check, ranFor: forOthers };
     // "if-needed" checks run: they skip themselves only when they would have to write.
     if (options.readOnly && check.writes === true) {
-      return { check, skipReason: "creates records on the target, and --read-only was given" };
+      return { ...base, skipReason: "creates records on the target, and --read-only was given" };
     }
-    if (check.slow === true && options.slow !== true && !(grep !== undefined && grep.test(check.id))) {
-      return { check, skipReason: "slow: runs with --slow, or with a --grep that names its id" };
+    const how = matched.get(check.id);
+    const named = how === "id" || forOthers !== undefined;
+    if (check.slow === true && options.slow !== true && !named) {
+      return {
+        ...base,
+        skipReason:
+          how === "section" || how === "rule"
+            ? `slow: --grep matched its ${how}, not its id; it runs with --slow, or with a --grep that names its id`
+            : "slow: runs with --slow, or with a --grep that names its id",
+      };
     }
-    return { check };
+    return base;
   });
 }
 
@@ -155,7 +191,7 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
     grep: input.grep,
     slow: input.slow,
   });
-  for (const { check, skipReason } of selection) {
+  for (const { check, skipReason, ranFor } of selection) {
     input.onStart?.(check);
     const result: CheckResult =
       skipReason === undefined
@@ -169,6 +205,7 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
             skipReason,
             observations: [],
           };
+    if (ranFor !== undefined) result.ranFor = ranFor;
     results.push(result);
     input.onResult?.(result);
   }
@@ -213,7 +250,10 @@ async function runOne(check: Check, shared: Shared): Promise<CheckResult> {
     } else {
       outcome = "fail";
       const history = http.history();
-      failure = failureOf(error, history.length > before ? history[history.length - 1] : undefined, http);
+      const last = history.length > before ? history[history.length - 1] : undefined;
+      failure = failureOf(error, last, http, (ex) =>
+        showExchange(ex, { origin: shared.options.origin, tokens: shared.tokens.manifest.tokens }),
+      );
     }
   }
   return {
@@ -232,6 +272,7 @@ function failureOf(
   error: unknown,
   last: HttpExchange | undefined,
   http: HttpClient,
+  show: (ex: HttpExchange) => ShownExchange,
 ): NonNullable<CheckResult["failure"]> {
   if (error instanceof CheckFailure) {
     const exchange = error.exchange ?? (error instanceof RequestError ? undefined : last);
@@ -249,7 +290,7 @@ function failureOf(
       expected: error.expected,
       actual: error.actual,
       ...(curl === undefined ? {} : { curl }),
-      ...(exchange === undefined ? {} : { status: exchange.status }),
+      ...(exchange === undefined ? {} : { status: exchange.status, exchange: show(exchange) }),
       ...(error.replay === undefined ? {} : { replay: error.replay }),
     };
   }
@@ -260,7 +301,7 @@ function failureOf(
     message: `the check stopped on an error: ${errorText(error)}`,
     expected: "the check runs to its verdict",
     actual: errorText(error),
-    ...(last === undefined ? {} : { curl: last.curl, status: last.status }),
+    ...(last === undefined ? {} : { curl: last.curl, status: last.status, exchange: show(last) }),
   };
 }
 

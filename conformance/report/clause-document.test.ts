@@ -26,8 +26,14 @@ describe("the clause document", () => {
     );
     for (const c of CLAUSES) expect(doc).toContain(`| ${c.id} |`);
     expect(doc).toContain("`auth.missing` MUST<br>`auth.scheme` PROBE |");
+    // The spec's words beside the kit's: a sentence as written, a table row's cells joined by ·.
+    expect(doc).toContain(
+      "| §5.6 | rule | “A token that is missing, invalid, expired or revoked gives 401 unauthorized. A valid token without the scope required by the endpoint gives 403 forbidden.” |",
+    );
+    expect(doc).toContain("| §8.2 | rule | “Page size (limit) · default 50, min 1, max 200” |");
+    expect(doc).toContain("| §4 Pagination.4 | open point ([kit stance #10](kit-stance.md#gap-10)) |");
     expect(doc).toMatch(/^## §6 Events$/m);
-    expect(doc).toContain("Coverage: 2 of the 115 rules seen through the API have a check;");
+    expect(doc).toContain("## Coverage\n\n2 of the 115 rules seen through the API have a check;");
     expect(doc).toContain("Rules seen through the API, without a check (113):");
     expect(doc).toContain("- §3 Token status.3: Contacts and products carry no status.");
     expect(doc).toContain(kitIdentity().spec.sha256);
@@ -48,6 +54,16 @@ describe("the clause document", () => {
     });
     expect(code).toBe(0);
     expect(stdout).toBe(await readFile(COMMITTED, "utf8"));
+  });
+
+  it("is the one place that counts coverage: README and DECISIONS link to it and restate no figure", async () => {
+    for (const file of ["README.md", "DECISIONS.md"]) {
+      const text = await readFile(new URL(`../../${file}`, import.meta.url), "utf8");
+      expect(text, file).toContain("(docs/conformance-clauses.md#coverage)");
+      expect(text, file).not.toMatch(/\d+ of (the|all) \d+ (rules|clauses)/);
+      expect(text, file).not.toMatch(/rules? (has|have) no check/);
+    }
+    expect(await readFile(COMMITTED, "utf8")).toMatch(/^## Coverage\n\n\d+ of the \d+ rules/m);
   });
 
   it("counts the shipped catalogue's coverage: every rule seen through the API but one has a check", async () => {

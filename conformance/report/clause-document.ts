@@ -1,13 +1,23 @@
 import type { KitIdentity } from "../kit.js";
-import { CLAUSES, clauseList, isTestable, SECTIONS, type Clause } from "../spec/clauses.js";
+import { CLAUSES, clauseList, isTestable, quoteText, SECTIONS, type Clause } from "../spec/clauses.js";
+import { stanceAnchor } from "../spec/stance.js";
 import { LEVELS, type Check } from "../types.js";
 
 /**
  * The clause document (`conformance --list --format markdown`), for spec authors and certifiers, as
- * Kubernetes publishes its conformance document: every clause of the spec by section and number, what
- * it says in the kit's words, the checks that hold a target to it with their level, and the clauses
- * no check covers. `docs/conformance-clauses.md` is the committed copy; a test keeps it current.
+ * Kubernetes publishes its conformance document: every clause of the spec by section and number, the
+ * spec's own words it rests on, what it says in the kit's words, the checks that hold a target to it
+ * with their level, and the clauses no check covers. An open point links to the kit's stance on it
+ * (docs/kit-stance.md, beside it). `docs/conformance-clauses.md` is the committed copy; a test keeps
+ * it current.
  */
+
+/** The kit's stance document, relative to the clause document (both in docs/). */
+export const STANCE_DOCUMENT = "kit-stance.md";
+
+/** `[kit stance #8](kit-stance.md#gap-8)`: a link to the row of the stance document. */
+export const stanceLink = (gap: number, text = `kit stance #${gap}`): string =>
+  `[${text}](${STANCE_DOCUMENT}#${stanceAnchor(gap)})`;
 
 export interface ClauseCoverage {
   clause: Clause;
@@ -52,11 +62,17 @@ const checksCell = (checks: readonly Check[]): string =>
     ? "—"
     : [...checks]
         .sort((a, b) => LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level) || a.id.localeCompare(b.id))
-        .map((c) => `\`${c.id}\` ${c.level}${c.slow === true ? " (slow)" : ""}`)
+        .map(
+          (c) =>
+            `\`${c.id}\` ${c.level}${c.slow === true ? " (slow)" : ""}${c.gap === undefined ? "" : ` (${stanceLink(c.gap, `#${c.gap}`)})`}`,
+        )
         .join("<br>");
 
 const kindCell = (c: Clause): string =>
-  c.gap === undefined ? KIND[c.kind] : `${KIND[c.kind]} (spec-gaps #${c.gap})`;
+  c.gap === undefined ? KIND[c.kind] : `${KIND[c.kind]} (${stanceLink(c.gap)})`;
+
+/** The spec's words, quoted: a table row keeps its cells, shown without the outer bars. */
+const quoteCell = (c: Clause): string => `“${cell(quoteText(c.quote))}”`;
 
 export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdentity): string {
   const rows = clauseCoverage(catalogue);
@@ -70,10 +86,14 @@ export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdenti
     `what it says in the kit's words, and the checks of the conformance kit (${kit.name} ${kit.version})`,
     "that hold an implementation to it, with their level: **MUST** fails a run; **SHOULD** fails it with",
     "`--strict`; **REFERENCE** is the reference server's answer to an open point (`--profile reference`);",
-    "**PROBE** shows what an implementation does on an open point and never fails. Clause ids are",
-    'explained in DECISIONS.md ("Clause ids").',
+    '**PROBE** shows what an implementation does on an open point and never fails. "The spec\'s words" quotes',
+    "the sentence, bullet or table row (its cells joined by ·) each clause rests on. Where the spec leaves a",
+    `point open, the kit's stance on it is in [${STANCE_DOCUMENT}](${STANCE_DOCUMENT}) (its rows are numbered`,
+    'as the spec-gaps guide numbers the open points). Clause ids are explained in DECISIONS.md ("Clause ids").',
     "",
-    `Coverage: ${n.rulesCovered} of the ${n.rules} rules seen through the API have a check; ` +
+    "## Coverage",
+    "",
+    `${n.rulesCovered} of the ${n.rules} rules seen through the API have a check; ` +
       `${n.covered} of all ${n.clauses} clauses are cited by one, ${n.clauses - n.covered} by none ` +
       "(listed at the end).",
     "",
@@ -82,11 +102,13 @@ export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdenti
     out.push(
       `## ${section.name}`,
       "",
-      "| Clause | Kind | What it says | Checks (level) |",
-      "|---|---|---|---|",
+      "| Clause | Kind | The spec's words | In the kit's words | Checks (level) |",
+      "|---|---|---|---|---|",
     );
     for (const { clause, checks } of rows.filter((r) => r.clause.section === section.number)) {
-      out.push(`| ${clause.id} | ${kindCell(clause)} | ${cell(clause.says)} | ${checksCell(checks)} |`);
+      out.push(
+        `| ${clause.id} | ${kindCell(clause)} | ${quoteCell(clause)} | ${cell(clause.says)} | ${checksCell(checks)} |`,
+      );
     }
     out.push("");
   }

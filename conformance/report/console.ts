@@ -1,6 +1,13 @@
-import { singleQuote } from "../engine/client.js";
+import { singleQuote } from "./curl.js";
 import { FOUNDATIONS, type Cause } from "../failures.js";
-import { clauseList, formatClauses, SECTIONS, sectionHasRules } from "../spec/clauses.js";
+import {
+  clauseById,
+  clauseList,
+  formatClauses,
+  quoteText,
+  SECTIONS,
+  sectionHasRules,
+} from "../spec/clauses.js";
 import { LEVELS, type Check, type CheckResult, type Level, type Outcome, type RunReport } from "../types.js";
 import { defectsOf, type Defect } from "./defects.js";
 
@@ -156,6 +163,7 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
     for (const r of results) {
       const reason = r.outcome === "skip" && r.skipReason !== undefined ? ` (skipped: ${r.skipReason})` : "";
       const blocked = r.failure?.blockedBy === undefined ? "" : ` (blocked by ${r.failure.blockedBy})`;
+      const ranFor = r.ranFor === undefined ? "" : ` (run for ${r.ranFor.join(", ")}, which --grep selected)`;
       const note =
         r.baseline === "known"
           ? " (known: in the baseline)"
@@ -165,7 +173,7 @@ export function renderConsoleReport(report: RunReport, options: ConsoleReportOpt
               ? " (does not fail the run)"
               : "";
       out.push(
-        `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${blocked}${note}`,
+        `  ${TAG[r.outcome]}  ${r.id.padEnd(idWidth)}  ${r.level.padEnd(9)}  ${r.rule}${reason}${ranFor}${blocked}${note}`,
       );
       if (r.level !== "PROBE")
         for (const obs of r.observations) out.push(`        note: ${oneLine(obs.text)}`);
@@ -246,9 +254,21 @@ function renderDefect(report: RunReport, d: Defect): string[] {
   return lines;
 }
 
+/** Each clause a result cites, with the spec's own words for it: `§8.2 “Page size (limit) · …”`. */
+export function clauseLines(ids: readonly string[]): string[] {
+  return ids.map((id) => {
+    const quote = clauseById(id)?.quote;
+    return quote === undefined ? id : `${id} “${quoteText(quote)}”`;
+  });
+}
+
 function renderFailure(report: RunReport, r: CheckResult): string[] {
   const f = r.failure;
-  const lines = [`FAIL ${r.id}  [${r.level}]  ${r.section}`, ...field("rule", r.rule)];
+  const lines = [
+    `FAIL ${r.id}  [${r.level}]  ${r.section}`,
+    ...field("clauses", clauseLines(r.clauses).join("\n")),
+    ...field("rule", r.rule),
+  ];
   if (f !== undefined) {
     lines.push(
       ...field("problem", f.message),

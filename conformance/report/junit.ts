@@ -1,5 +1,6 @@
 import type { CheckResult, RunReport } from "../types.js";
-import { causeText, groupBySection, replayCommand } from "./console.js";
+import { causeText, clauseLines, groupBySection, replayCommand } from "./console.js";
+import { exchangeText } from "./exchange.js";
 
 /**
  * JUnit XML for CI dashboards: one testsuite per spec section, one testcase per check, every outcome
@@ -80,13 +81,14 @@ function testcase(report: RunReport, r: CheckResult): string[] {
 
 function failureText(report: RunReport, r: CheckResult): string {
   const f = r.failure;
-  const lines = [`rule: ${r.rule}`];
+  const lines = [...clauseLines(r.clauses).map((c) => `clause: ${c}`), `rule: ${r.rule}`];
   if (f !== undefined) {
     if (f.blockedBy !== undefined)
       lines.push(`blocked by: ${f.blockedBy} (this check failed only because of its defect)`);
     lines.push(`cause: ${causeText(f.cause)}`, `key: ${f.key}`);
     lines.push(`expected: ${f.expected}`, `actual: ${f.actual}`);
     if (f.status !== undefined) lines.push(`status: ${f.status}`);
+    if (f.exchange !== undefined) lines.push(`exchange:\n${exchangeText(f.exchange)}`);
     if (f.curl !== undefined) lines.push(`curl: ${f.curl}`);
     if (f.replay !== undefined) lines.push(`counterexample: ${f.replay}`);
   }

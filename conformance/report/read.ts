@@ -21,6 +21,22 @@ const FailureSchema = z
     curl: z.string().optional(),
     status: z.number().optional(),
     replay: z.string().optional(),
+    // Reports from before issue #29 show no exchange.
+    exchange: z
+      .object({
+        request: z.object({
+          method: z.string(),
+          target: z.string(),
+          headers: z.array(z.tuple([z.string(), z.string()])),
+          body: z.string().optional(),
+        }),
+        response: z.object({
+          status: z.number(),
+          headers: z.array(z.tuple([z.string(), z.string()])),
+          body: z.string(),
+        }),
+      })
+      .optional(),
   })
   .transform(({ key, ...failure }) => ({ key: key ?? failure.message, ...failure }));
 
@@ -42,6 +58,7 @@ const ResultSchema = z.object({
   durationMs: z.number(),
   requests: z.number(),
   skipReason: z.string().optional(),
+  ranFor: z.array(z.string()).optional(),
   observations: z.array(ObservationSchema),
   baseline: z.enum(["known", "new", "fixed"]).optional(),
   failure: FailureSchema.optional(),

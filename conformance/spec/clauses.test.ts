@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { specFile } from "../test-support/spec-file.js";
 import {
   CLAUSE_PARTS,
   CLAUSES,
@@ -49,6 +51,17 @@ describe("the clause table", () => {
       expect(c.says, c.id).toMatch(/^\S.*[.)]$/);
       expect(c.says.length, c.id).toBeLessThanOrEqual(180);
     }
+  });
+
+  it("quotes, for each clause, the spec's own words it rests on, found exactly in the spec text", () => {
+    const file = specFile();
+    expect(file, "no shared/spec/accounting-api.md above the project; set SPEC_FILE").toBeDefined();
+    const spec = readFileSync(file ?? "", "utf8");
+    const missing = CLAUSES.filter((c) => c.quote.trim() === "" || !spec.includes(c.quote)).map((c) => c.id);
+    expect(missing).toEqual([]);
+    // A table row is quoted whole, bullets and sentences without their list marker.
+    expect(clauseById("§8.2")?.quote).toBe("| Page size (limit) | default 50, min 1, max 200 |");
+    expect(clauseById("§5.6")?.quote).toMatch(/^A token that is missing, invalid, expired or revoked/);
   });
 
   it("counts as testable only the rules seen through the API; §6 states none", () => {

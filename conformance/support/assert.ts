@@ -1,4 +1,11 @@
-import { CheckFailure, failureKey, routeOf, type Cause, type FailureInit } from "../failures.js";
+import {
+  CheckFailure,
+  failureKey,
+  isLargestPageRead,
+  routeOf,
+  type Cause,
+  type FailureInit,
+} from "../failures.js";
 import type { HttpExchange, HttpRequest } from "../types.js";
 
 /**
@@ -69,15 +76,24 @@ export const answered = (ex: HttpExchange): string => `${requestLine(ex.request)
 /** `status 200 | POST /api/v1/contacts`: what broke, on which route. */
 const keyOf = (what: string, ex: HttpExchange): string => failureKey(what, routeOf(ex.request));
 
-/** A status other than the one expected is the check's own failure, unless the server failed. */
-const statusCause = (ex: HttpExchange): Cause => (ex.status >= 500 ? "response.no-5xx" : "rule");
+/**
+ * A status other than the one expected is the check's own failure, unless the server failed, or a
+ * 200 was expected of a read at the largest page that the target refused as invalid: then the defect
+ * is list.largest-page's, whichever check read the list (failures.ts).
+ */
+export function statusCause(ex: HttpExchange, expected: readonly number[] = []): Cause {
+  if (ex.status >= 500) return "response.no-5xx";
+  if (ex.status === 400 && expected.includes(200) && isLargestPageRead(ex.request))
+    return "list.largest-page";
+  return "rule";
+}
 
 export function expectStatus(ex: HttpExchange, expected: number | readonly number[], rule?: string): void {
   const allowed = typeof expected === "number" ? [expected] : expected;
   if (allowed.includes(ex.status)) return;
   fail(lead(rule, answered(ex)), {
     key: keyOf(`status ${ex.status}`, ex),
-    cause: statusCause(ex),
+    cause: statusCause(ex, allowed),
     expected: `status ${allowed.join(" or ")}`,
     actual: answer(ex),
     exchange: ex,
@@ -90,7 +106,7 @@ export function expectSuccess(ex: HttpExchange, rule?: string): void {
   if (is2xx(ex)) return;
   fail(lead(rule, answered(ex)), {
     key: keyOf(`status ${ex.status}`, ex),
-    cause: statusCause(ex),
+    cause: statusCause(ex, [200]),
     expected: "a 2xx status",
     actual: answer(ex),
     exchange: ex,

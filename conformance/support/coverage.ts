@@ -1,5 +1,5 @@
 import type { ManifestToken } from "../manifest-schema.js";
-import { failureKey } from "../failures.js";
+import { failureKey, type Cause } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest, Level } from "../types.js";
 import type { ClauseRef } from "../spec/clauses.js";
 import { LISTS, MAX, type ListName } from "../spec/constants.js";
@@ -11,8 +11,10 @@ import {
   isEnvelopeProblem,
   isRecord,
   readErrorEnvelope,
+  requestLine,
   snippet,
   statusAndCode,
+  statusCause,
   type JsonObject,
 } from "./assert.js";
 import { itemsOf, listRequest, reader, tokenHolding, unique } from "./data.js";
@@ -47,6 +49,11 @@ export interface FormOutcome {
 export interface FormProblem {
   /** What broke, without the run's values: the failure's key (the form's `what` leads it). */
   kind: string;
+  /**
+   * The foundation rule (failures.ts) the problem breaks, when it is not the input's own: the list a
+   * form is read back from answered otherwise (list.largest-page). Default: from the envelope.
+   */
+  cause?: Cause | undefined;
   expected: string;
   actual: string;
   /** The requests that show it, in order (a creation, then the read that shows what was stored). */
@@ -125,10 +132,12 @@ export function coverageChecks(input: CoverageInput): Check[] {
       const listed = broken.map((o) => `${o.what} (${snippet(o.problem.actual, 80)})`);
       // Every broken form an error answer whose envelope alone is wrong: the envelope's defect, then.
       const causes = new Set(
-        broken.map((o) =>
-          o.problem.evidence
-            .map((ex) => (ex === undefined ? undefined : envelopeCauseOf(ex)))
-            .find((c) => c !== undefined),
+        broken.map(
+          (o) =>
+            o.problem.cause ??
+            o.problem.evidence
+              .map((ex) => (ex === undefined ? undefined : envelopeCauseOf(ex)))
+              .find((c) => c !== undefined),
         ),
       );
       const [cause] = causes;
@@ -190,15 +199,31 @@ export const problem = (
   ...evidence: Array<HttpExchange | undefined>
 ): FormProblem => ({ kind, expected, actual, evidence });
 
+/** A problem whose rule is a foundation's (failures.ts), not the input's own: a list it could not read. */
+export const withCause = (cause: Cause, p: FormProblem): FormProblem =>
+  cause === "rule" ? p : { ...p, cause };
+
+/** A list's largest page as read: its items, and whether it could be read at all and holds the whole list. */
+export interface PlainPage {
+  ex: HttpExchange;
+  /** The page's items; none when it could not be read. */
+  items: JsonObject[];
+  /** The page was read (200, a list of objects). */
+  read: boolean;
+  /** The page was read and is shorter than a full page: it is the whole list. */
+  complete: boolean;
+}
+
 /** The list's largest page now, read with a token holding exactly its read scope where there is one. */
-export async function plainPage(
-  ctx: CheckContext,
-  list: ListName,
-  token: ManifestToken,
-): Promise<{ ex: HttpExchange; items: JsonObject[]; complete: boolean }> {
+export async function plainPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<PlainPage> {
   const ex = await ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) }));
-  const items = itemsOf(ex) ?? [];
-  return { ex, items, complete: items.length < MAX.pageMax };
+  const items = itemsOf(ex);
+  return {
+    ex,
+    items: items ?? [],
+    read: items !== undefined,
+    complete: items !== undefined && items.length < MAX.pageMax,
+  };
 }
 
 export const ids = (items: readonly JsonObject[]): string => JSON.stringify(items.map((i) => i.id).sort());
@@ -243,7 +268,7 @@ export async function runBodies(ctx: CheckContext, forms: readonly BodyForm[]): 
       } satisfies HttpRequest),
     );
   }
-  const reads = new Map<string, { ex: HttpExchange; items: JsonObject[]; complete: boolean }>();
+  const reads = new Map<string, PlainPage>();
   for (const list of new Set(forms.map((f) => f.list)))
     reads.set(list, await plainPage(ctx, list, reader(ctx, list)));
   return forms.map((form, i) => judgeBody(form, sent[i], reads.get(form.list)));
@@ -253,7 +278,7 @@ export async function runBodies(ctx: CheckContext, forms: readonly BodyForm[]): 
 export function judgeBody(
   form: BodyForm,
   ex: HttpExchange | undefined,
-  read: { ex: HttpExchange; items: JsonObject[]; complete: boolean } | undefined,
+  read: PlainPage | undefined,
 ): FormOutcome {
   const what = `${form.list === "contacts" ? "contact" : "product"} ${form.what}`;
   if (ex === undefined) return outcome(what, form.level, "not sent");
@@ -293,6 +318,24 @@ export function judgeBody(
             `${form.field} ${show(form.stored)}`,
             `${form.field} ${show(echoed)}`,
             ex,
+          ),
+        );
+      }
+      if (item === undefined && read?.read === false) {
+        // Taken, and not read back: the list read answered otherwise. Said as seen, never as "not listed".
+        return outcome(
+          what,
+          form.level,
+          "accepted, not read back",
+          withCause(
+            statusCause(read.ex, [200]),
+            problem(
+              "not read back",
+              `the record in the list (${requestLine(read.ex.request)} answering 200)`,
+              `the list could not be read: ${answer(read.ex)}`,
+              ex,
+              read.ex,
+            ),
           ),
         );
       }

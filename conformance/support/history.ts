@@ -8,10 +8,14 @@ import { LISTS, type ListName } from "../spec/constants.js";
  * check received it.
  */
 
-/** The organization whose manifest token the request carries; undefined for none or a raw header. */
+/**
+ * The organization whose manifest token the request carries, a raw header made from one included (its
+ * holder sent it: `bearer <token>`, a near miss); undefined for none or any other raw header.
+ */
 export function orgOf(request: HttpRequest): string | undefined {
   const auth = request.auth;
-  return auth === null || auth === undefined || "header" in auth ? undefined : auth.organization;
+  if (auth === null || auth === undefined) return undefined;
+  return "header" in auth ? auth.derivedFrom?.token.organization : auth.organization;
 }
 
 /** The answer's `Date` header in ms, if it has a readable one. */

@@ -1,7 +1,6 @@
 import express, { type Express } from "express";
 import { apiDoor } from "../doors/api/door.js";
-import { controlDoor } from "../doors/control/door.js";
-import { CONTROL_BASE } from "../doors/control/operations.js";
+import { CONTROL_BASE, controlDoor } from "../doors/control/door.js";
 import { docsRouter } from "../doors/pages/docs.js";
 import { pageGuard } from "../doors/pages/guard.js";
 import { pagesDoorOnFirstVisit } from "../doors/pages/on-first-visit.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { ControlClient } from "../doors/control/client.js";
+import { ControlClient } from "../clients/control.js";
 import { servePerTest } from "../test-support/serve.js";
 import { referencePerTest, testReference } from "../test-support/reference.js";
 import { fetchEdge } from "./fetch.js";

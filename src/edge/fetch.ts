@@ -91,13 +91,43 @@ const EXPECTS_BODY = new Set(["POST", "PUT", "PATCH"]);
 /** Statuses whose response has no body (Fetch: "null body status"). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
+/**
+ * The platform's classes as this module found them when it loaded. msw's setupServer later replaces
+ * the globals with proxies (and `Headers.prototype.append` with a wrapper) that record raw header
+ * names: an answer built through them costs about twice as much (DECISIONS.md, "The msw handlers'
+ * speed"). The answer is the same either way.
+ */
+const { Request: PlatformRequest, Response: PlatformResponse } = globalThis;
+
+/**
+ * An answer of the in-process edge: `fetch` gives its answer the URL it asked, without the fragment,
+ * where a constructed Response has none.
+ */
+class InProcessResponse extends PlatformResponse {
+  readonly #url: string;
+
+  constructor(body: ConstructorParameters<typeof Response>[0], init: ResponseInit, url: string) {
+    super(body, init);
+    this.#url = url;
+  }
+
+  static {
+    // An accessor on the prototype rather than a property defined on each answer.
+    Object.defineProperty(this.prototype, "url", {
+      get(this: InProcessResponse) {
+        return this.#url;
+      },
+    });
+  }
+}
+
 /** A network failure as `fetch` reports it: a TypeError whose cause says what happened. */
 const networkError = (cause: unknown): TypeError => new TypeError("fetch failed", { cause });
 
 /** The request line's target and the header lines, as `fetch` would write them for `request`. */
-function headerLines(request: Request, url: URL, body: Buffer | null): string[] {
+function headerLines(request: Request, host: string, body: Buffer | null): string[] {
   const lines: string[] = [];
-  if (!request.headers.has("host")) lines.push("host", url.host);
+  if (!request.headers.has("host")) lines.push("host", host);
   for (const [name, value] of request.headers) {
     if (!HOP_BY_HOP.has(name)) lines.push(name, value);
   }
@@ -107,12 +137,13 @@ function headerLines(request: Request, url: URL, body: Buffer | null): string[] 
 }
 
 /** Node's response as a WHATWG one: headers in the order sent, the body read whole. */
-function toResponse(res: IncomingMessage, request: Request, body: Buffer, complete: boolean): Response {
-  const headers = new Headers();
+function toResponse(res: IncomingMessage, target: Target, body: Buffer, complete: boolean): Response {
+  // Pairs, not `append`: the Response fills its headers itself, past any wrapper of `append`.
+  const headers: [string, string][] = [];
   const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.push([raw[i] as string, raw[i + 1] as string]);
   const status = res.statusCode ?? 0;
-  const empty = NULL_BODY.has(status) || request.method === "HEAD";
+  const empty = NULL_BODY.has(status) || target.method === "HEAD";
   // A body cut short reads as `fetch` reads it then: what arrived, then a TypeError.
   const content = empty
     ? null
@@ -124,12 +155,31 @@ function toResponse(res: IncomingMessage, request: Request, body: Buffer, comple
             controller.error(new TypeError("terminated"));
           },
         });
-  const response = new Response(content, { status, statusText: res.statusMessage ?? "", headers });
-  // `fetch` gives its answer the URL it asked, without the fragment; a constructed Response has none.
-  const answered = new URL(request.url);
-  answered.hash = "";
-  Object.defineProperty(response, "url", { value: answered.href });
-  return response;
+  return new InProcessResponse(content, { status, statusText: res.statusMessage ?? "", headers }, target.url);
+}
+
+/** What a request is sent to, read from its URL (serialized by the Request, so the parts are plain). */
+interface Target {
+  method: string;
+  /** `host[:port]`. */
+  host: string;
+  /** The path and the query string: the request line's target. */
+  path: string;
+  /** The URL without its fragment: the answer's `url`. */
+  url: string;
+}
+
+function targetOf(request: Request): Target {
+  const href = request.url;
+  const scheme = href.startsWith("http://") ? 7 : href.startsWith("https://") ? 8 : 0;
+  if (scheme === 0) {
+    throw networkError(new Error(`${href.slice(0, href.indexOf(":") + 1)} is not an HTTP URL`));
+  }
+  // An HTTP URL, once serialized, always has a path ("/" at least); a "#" can only start the fragment.
+  const hash = href.indexOf("#");
+  const url = hash === -1 ? href : href.slice(0, hash);
+  const slash = url.indexOf("/", scheme);
+  return { method: request.method, host: url.slice(scheme, slash), path: url.slice(slash), url };
 }
 
 /**
@@ -140,11 +190,9 @@ function toResponse(res: IncomingMessage, request: Request, body: Buffer, comple
 export function fetchEdge(app: App): Fetch {
   let agent: MemoryAgent | undefined;
   return async (input, init) => {
-    const request = input instanceof Request && init === undefined ? input : new Request(input, init);
-    const url = new URL(request.url);
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw networkError(new Error(`${url.protocol} is not an HTTP URL`));
-    }
+    const request =
+      input instanceof PlatformRequest && init === undefined ? input : new PlatformRequest(input, init);
+    const target = targetOf(request);
     const { signal } = request;
     signal.throwIfAborted();
     const body = request.body === null ? null : Buffer.from(await request.arrayBuffer());
@@ -154,9 +202,9 @@ export function fetchEdge(app: App): Fetch {
     return new Promise<Response>((resolve, reject) => {
       const req = httpRequest({
         agent: via,
-        method: request.method,
-        path: `${url.pathname}${url.search}`,
-        headers: headerLines(request, url, body),
+        method: target.method,
+        path: target.path,
+        headers: headerLines(request, target.host, body),
         setHost: false,
       });
       const onAbort = () => {
@@ -176,7 +224,8 @@ export function fetchEdge(app: App): Fetch {
         res.once("close", () => {
           settle();
           if (signal.aborted) return;
-          resolve(toResponse(res, request, Buffer.concat(chunks), res.complete));
+          const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+          resolve(toResponse(res, target, whole, res.complete));
         });
         res.once("error", () => {});
       });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Express } from "express";
-import { Control, SandboxControl } from "../doors/control/control.js";
+import { Control, type SandboxControl } from "../doors/control/in-process.js";
 import { buildApp } from "../edge/app.js";
 import { fetchEdge, type Fetch } from "../edge/fetch.js";
 import { systemClock, type Clock } from "../model/clock.js";
@@ -16,14 +16,17 @@ import type { Store } from "../store/store.js";
 import type { TokenRegistry } from "../store/tokens.js";
 import type { RateLimitOptions } from "../store/windows.js";
 
-/** §8: 100 requests a minute. */
-export const DEFAULT_RATE_LIMIT: RateLimitOptions = { limit: 100, windowMs: 60_000 };
+/**
+ * §8: 100 requests a minute, as the reference's option (`rateLimit`). Not the kit's
+ * `DEFAULT_RATE_LIMIT` (`accounting-api-reference/conformance`), which is a manifest's `{ requests, per }`.
+ */
+const DEFAULT_RATE_LIMIT_OPTIONS: RateLimitOptions = { limit: 100, windowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT_BYTES = 100 * 1024;
 
 export const DEFAULT_TOKEN_PREFIX = "acct";
 
 /** Everything a reference can be built with; each has a default, so `createReference()` serves. */
-export interface ReferenceOptions {
+export interface CreateReferenceOptions {
   fixturesDir?: string | undefined;
   /**
    * The fixtures of `fixturesDir`, already loaded (`loadFixtures`): many references built from one
@@ -84,7 +87,10 @@ export interface Reference {
   manifest: TokenManifest;
   /** The reference's own clock: `set`, `advance`, `setFrozen`. */
   clock: SteerableClock;
-  /** The control surface in process: reset, clock, faults, journal. */
+  /**
+   * The control surface in process: the operations of /__control under the names of the HTTP client
+   * (`reset`, `setClock`, `advanceClock`, `addFault`, `journal`, `createSandbox`…), answering at once.
+   */
   control: Control;
   /** The key the HTTP control surface wants, or null when it is closed. */
   controlKey: string | null;
@@ -95,9 +101,10 @@ export interface Reference {
   /** Writes what is pending (token usage included) and releases the data directory; a no-op without one. */
   close(): Promise<void>;
   /**
-   * A new sandbox, in process: a world of its own (renamed fixtures, new tokens, its own clock,
-   * faults, journal, rate-limit counters) that the API reaches through its tokens only, with the
-   * control surface's operations on it. Throws the 429 `ApiError` past `maxSandboxes`.
+   * A new sandbox, in process (`control.createSandbox()` with its clock's start as a Date): a world of
+   * its own (renamed fixtures, new tokens, its own clock, faults, journal, rate-limit counters) that
+   * the API reaches through its tokens only, with the control surface's operations on it. Throws the
+   * 429 `ApiError` past `maxSandboxes`.
    */
   sandbox(options?: { now?: Date | undefined }): SandboxControl;
   /** Every sandbox of this reference (list, delete), in memory only: `--data` keeps none. */
@@ -108,7 +115,7 @@ export interface Reference {
 export const newControlKey = (): string => `ctl_${drawBase62((n) => randomBytes(n), 32)}`;
 
 /** The reference server, seeded from its fixtures: what `npm start` serves and the kit embeds. */
-export async function createReference(options: ReferenceOptions = {}): Promise<Reference> {
+export async function createReference(options: CreateReferenceOptions = {}): Promise<Reference> {
   const clock = new SteerableClock(options.clock ?? systemClock, options.now);
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
   const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
@@ -117,7 +124,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     fixtures: withPrefix(fixtures, prefix),
     tokenPrefix: prefix,
     clock,
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT_OPTIONS,
     latency: options.latency,
   });
   const log = options.log ?? ((line: string) => console.error(line));
@@ -141,7 +148,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     tokenPrefix: prefix,
     baseClock: options.clock ?? systemClock,
     defaultStart: () => clock.started(),
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT_OPTIONS,
     latency: options.latency ?? null,
     max: options.maxSandboxes,
     idleMs: options.sandboxIdleMs,
@@ -156,6 +163,7 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     ids: options.ids,
     sandboxes,
   });
+  const control = new Control(state, sandboxes);
   return {
     app,
     fetch: fetchEdge(app),
@@ -164,14 +172,17 @@ export async function createReference(options: ReferenceOptions = {}): Promise<R
     tokens: state.tokens,
     manifest: state.manifest,
     clock,
-    control: new Control(state),
+    control,
     controlKey,
     data: dataDir?.report ?? null,
     dataStats: () => dataDir?.stats ?? null,
     close: async () => {
       await dataDir?.close();
     },
-    sandbox: (sandboxOptions) => new SandboxControl(sandboxes, sandboxOptions),
+    sandbox: (sandboxOptions) =>
+      control.createSandbox(
+        sandboxOptions?.now === undefined ? {} : { now: sandboxOptions.now.toISOString() },
+      ),
     sandboxes,
   };
 }

@@ -32,10 +32,7 @@ export function readmeExample(name: string): string {
  */
 export async function runExample(name: string): Promise<void> {
   const code = readmeExample(name)
-    .replaceAll(
-      '"accounting-api-reference/control"',
-      JSON.stringify(join(ROOT, "src/doors/control/client.ts")),
-    )
+    .replaceAll('"accounting-api-reference/control"', JSON.stringify(join(ROOT, "src/clients/control.ts")))
     .replaceAll('"accounting-api-reference"', JSON.stringify(join(ROOT, "src/index.ts")));
   const dir = await mkdtemp(join(tmpdir(), "acct-readme-"));
   const file = join(dir, `${name}.ts`);

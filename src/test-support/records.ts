@@ -1,4 +1,4 @@
-import type { ContactRecordInput } from "../doors/control/client.js";
+import type { ContactRecordInput } from "../clients/control.js";
 import type { Contact, ContactType } from "../model/records.js";
 
 // Contacts for tests and benchmarks that add them in numbers: every optional field left empty.

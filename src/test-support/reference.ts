@@ -9,7 +9,7 @@ import type { Scope } from "../model/records.js";
 import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
-import { createReference, type Reference, type ReferenceOptions } from "../entry/reference.js";
+import { createReference, type CreateReferenceOptions, type Reference } from "../entry/reference.js";
 
 /** The instant every test reference starts at: after every fixture, before `lumiere-expiring` expires. */
 export const TEST_NOW = "2026-11-20T12:00:00.000Z";
@@ -23,7 +23,7 @@ export interface TestReference extends Reference {
   tokenId(label: string): string;
 }
 
-export type TestReferenceOptions = Omit<ReferenceOptions, "clock"> & { clock?: ManualClock };
+export type TestReferenceOptions = Omit<CreateReferenceOptions, "clock"> & { clock?: ManualClock };
 
 /**
  * A reference on a clock that only moves when told to, with a silent log and a rate limit high

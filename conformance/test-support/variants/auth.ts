@@ -101,6 +101,15 @@ export const expiredTokenAccepted = violation(
   servedAsFull((_req, token) => token.state === "expired"),
 );
 
+export const revokedLowercaseScheme = violation(
+  "revoked-lowercase-scheme",
+  "a revoked token is accepted when the scheme is spelled otherwise than Bearer (bearer, BEARER): the case-insensitive path forgets the revocation",
+  ["auth.revoked-token"],
+  servedAsFull(
+    (req, token) => token.state === "revoked" && !(req.headers.authorization ?? "").startsWith("Bearer "),
+  ),
+);
+
 /** The manifest token the Authorization header nearly names, by `same` (the header's value, a secret). */
 const acceptNearly =
   (same: (sent: string, secret: string) => boolean) =>

@@ -360,6 +360,38 @@ export const lengthIgnoresSpaces = violation(
   ),
 );
 
+// §8: the limit judged on one value, another stored (issue 29's foreign-go `sku-trim-check`).
+export const skuLengthAfterTrim = violation(
+  "sku-length-after-trim",
+  "a sku's length is checked once its outer spaces are trimmed, but the sku is stored as sent: 100 characters and a space are stored as 101",
+  ["coverage.product-fields"],
+  () => {
+    // What was sent, by the trimmed sku the reference stored in its stead.
+    const sent = new Map<string, string>();
+    return [
+      mapRequestJson((body, req) => {
+        if (req.path !== PRODUCTS || typeof body.sku !== "string") return body;
+        const trimmed = body.sku.trim();
+        if (codePoints(body.sku) <= 100 || codePoints(trimmed) > 100) return body;
+        sent.set(trimmed, body.sku);
+        return { ...body, sku: trimmed };
+      }),
+      mapResources((item) =>
+        typeof item.sku === "string" && sent.has(item.sku) ? { ...item, sku: sent.get(item.sku) } : item,
+      ),
+    ];
+  },
+);
+
+// A SHOULD: the local part of an address is case-sensitive (RFC 5321 §2.4), §2 says nothing of case.
+export const emailLocalPartLowerCased = violation(
+  "email-local-part-lower-cased",
+  "e-mail addresses are stored lower-cased, local part included: Jean.Tremblay@Example.COM reads back as jean.tremblay@example.com (SHOULD: run with --strict)",
+  ["contacts.email-local-part"],
+  mapBodyStrings((v, field) => (field === "email" ? v.toLowerCase() : v)),
+  { strict: true },
+);
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const unknownBodyFieldsIgnored = benign(
@@ -379,8 +411,19 @@ export const textTrimmed = benign(
 
 export const emailLowerCased = benign(
   "email-lower-cased",
-  "e-mail addresses are kept lower-cased",
+  "e-mail addresses are kept lower-cased (legal by default: §2 says nothing of case; a SHOULD under --strict, email-local-part-lower-cased)",
   mapBodyStrings((v, field) => (field === "email" ? v.toLowerCase() : v)),
+);
+
+export const emailDomainLowerCased = benign(
+  "email-domain-lower-cased",
+  "the domain of an e-mail address is lower-cased, the local part kept (as Django's normalize_email does): the same address, so it passes --strict too",
+  mapBodyStrings((v, field) =>
+    field === "email" && v.includes("@")
+      ? `${v.slice(0, v.lastIndexOf("@"))}${v.slice(v.lastIndexOf("@")).toLowerCase()}`
+      : v,
+  ),
+  { strict: true },
 );
 
 export const skuCaseInsensitive = benign(

@@ -9,6 +9,7 @@ import {
   INVOICES,
   is2xx,
   isList,
+  LIST_PATHS,
   isObject,
   jsonOf,
   type Layer,
@@ -18,6 +19,7 @@ import {
   TIMESTAMP,
   variantsIn,
   mapQuery,
+  VIRTUAL_START,
 } from "./harness.js";
 
 const { violation, benign } = variantsIn("lists");
@@ -249,6 +251,85 @@ export const filterPrefixMatch = violation(
     }
   }),
   { strict: true },
+);
+
+// Pages cut before the list is ordered (issue 29's foreign-go `limit-before-sort`, `new-records-last`).
+
+/** The page size a list request asks: its limit when it is one valid decimal, 50 when it gives none. */
+function askedLimit(query: URLSearchParams): number | undefined {
+  const values = query.getAll("limit");
+  if (values.length === 0) return 50;
+  const [value] = values;
+  return values.length === 1 && value !== undefined && /^[1-9]\d*$/.test(value) && Number(value) <= 200
+    ? Number(value)
+    : undefined;
+}
+
+/**
+ * Lists of `paths` whose page is `pick`ed from the largest page (newest first, as the reference orders
+ * it) rather than cut by the reference: what a server that cuts before it orders answers.
+ */
+const pagesPicked =
+  (pick: (items: readonly unknown[], limit: number) => unknown[], paths: readonly string[]) => (): Layer => {
+    const asked = new WeakMap<Incoming, number>();
+    return {
+      request(req) {
+        const limit = askedLimit(req.query);
+        if (!isList(req) || !paths.includes(req.path) || limit === undefined) return undefined;
+        asked.set(req, limit);
+        req.query.set("limit", "200");
+        return undefined;
+      },
+      response(res, req) {
+        const limit = asked.get(req);
+        const body = jsonOf(res);
+        if (limit === undefined || res.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return;
+        setJson(res, { data: pick(body.data, limit) });
+      },
+    };
+  };
+
+export const limitBeforeSort = violation(
+  "limit-before-sort",
+  "the page is cut in storage order (oldest first), then sorted: limit=n answers the n oldest items newest first, so paging with before from its last item never reaches the newest",
+  ["lists.page-newest"],
+  pagesPicked((items, limit) => items.slice(-limit), LIST_PATHS),
+);
+
+export const expensesOldestFirstCut = violation(
+  "expenses-oldest-first-cut",
+  "expenses are ordered oldest first and then cut: limit=n answers the n oldest, so paging with before from the last item never reaches the newer ones (a page of the newest n shown oldest first, lists-oldest-first, is only a SHOULD)",
+  ["lists.page-newest"],
+  pagesPicked((items, limit) => [...items].reverse().slice(0, limit), [EXPENSES]),
+);
+
+/** Created during the run (the variants' clock starts after every fixture's date). */
+const createdInRun = (item: unknown): boolean =>
+  isObject(item) && typeof item.createdAt === "string" && item.createdAt >= VIRTUAL_START;
+
+/** Contacts: the seeded ones first (newest first), then those the run created, oldest first. */
+const createdLast = pagesPicked(
+  (items, limit) =>
+    [...items.filter((i) => !createdInRun(i)), ...items.filter(createdInRun).reverse()].slice(0, limit),
+  [CONTACTS],
+);
+
+export const newRecordsLast = violation(
+  "new-records-last",
+  "contacts created through the API are listed after the seeded ones, oldest first, and before is not supported on contacts (SHOULD: run with --strict)",
+  ["lists.order"],
+  () => [
+    mapQuery((query, req) => (req.path === CONTACTS ? query.delete("before") : undefined)),
+    createdLast(),
+  ],
+  { strict: true },
+);
+
+export const newRecordsLastBefore = violation(
+  "new-records-last-before",
+  "contacts created through the API are listed after the seeded ones, where contacts take before: paging by §4 never reaches them",
+  ["lists.page-newest"],
+  createdLast,
 );
 
 // SHOULD rules: violations only under --strict.

@@ -2,6 +2,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { expectError, testReference } from "../../test-support/reference.js";
 import { CONTROL_AUTH, CONTROL_KEY, controlledReference, ctl } from "../../test-support/control.js";
+import { CONTROL_TABLE } from "./table.js";
 
 // The control surface is reachable on a developer's machine, so by every web page they visit: it
 // wants its own key, sends no CORS headers and refuses what a browser sends from another site.
@@ -10,16 +11,25 @@ const cors = (res: request.Response) =>
   Object.keys(res.headers).filter((h) => h.startsWith("access-control-"));
 
 describe("the control surface's key", () => {
+  const MISSING = /^The control surface needs Authorization: Bearer <control key>/;
+  // What a server left running by an earlier run answers under Playwright's reuseExistingServer.
+  const MISMATCH = /^The control key does not match the one this reference was started with/;
   it.each([
-    ["no Authorization", {}],
-    ["a wrong key", { Authorization: "Bearer test-control-key-0123456780" }],
-    ["the key without the scheme", { Authorization: CONTROL_KEY }],
-  ])("refuses %s with 401 and changes nothing", async (_what, headers: Record<string, string>) => {
-    const ref = await controlledReference();
-    const res = await request(ref.app).put("/__control/clock").set(headers).send({ advance: "P1D" });
-    expectError(res, 401, "unauthorized");
-    expect(ref.control.clock().offsetMs).toBe(0);
-  });
+    ["no Authorization", {}, MISSING],
+    ["a wrong key", { Authorization: "Bearer test-control-key-0123456780" }, MISMATCH],
+    ["the key without the scheme", { Authorization: CONTROL_KEY }, MISSING],
+    ["another scheme", { Authorization: `Basic ${CONTROL_KEY}` }, MISSING],
+    ["an empty bearer", { Authorization: "Bearer " }, MISSING],
+  ])(
+    "refuses %s with 401, says what is wrong and changes nothing",
+    async (_what, headers: Record<string, string>, message) => {
+      const ref = await controlledReference();
+      const res = await request(ref.app).put("/__control/clock").set(headers).send({ advance: "P1D" });
+      expectError(res, 401, "unauthorized");
+      expect((res.body as { error: { message: string } }).error.message).toMatch(message);
+      expect(ref.control.clock().offsetMs).toBe(0);
+    },
+  );
 
   it("refuses an API token: the key and the API's tokens open different doors", async () => {
     const ref = await controlledReference();
@@ -177,8 +187,16 @@ describe("GET /__control/: what the surface offers", () => {
     const res = await ctl(ref).get("/");
     expect(res.status).toBe(200);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(ref.control.describe())));
-    const body = res.body as { operations: { method: string; path: string }[]; clock: { now: string } };
+    const body = res.body as {
+      operations: { name: string; method: string; path: string }[];
+      clock: { now: string };
+    };
     expect(body.operations.map((o) => `${o.method} ${o.path}`)).toContain("POST /__control/reset");
+    // Each under the name of its method in the clients, in the table's order.
+    expect(body.operations.map((o) => o.name)).toEqual(Object.keys(CONTROL_TABLE));
+    expect(body.operations).toContainEqual(
+      expect.objectContaining({ name: "setClock", method: "PUT", path: "/__control/clock" }),
+    );
     expect(body.clock.now).toBe(ref.clock.now().toISOString());
   });
 

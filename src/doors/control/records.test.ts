@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
+import { expectData, expectInvalid, type TestReference } from "../../test-support/reference.js";
 import { controlledReference, ctl } from "../../test-support/control.js";
 import { seedContact } from "../../test-support/records.js";
 import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
@@ -235,23 +235,37 @@ describe("POST /__control/records", () => {
     expectInvalid(await post(ref, { contacts }), "contacts");
   });
 
-  it("on a sandbox, takes the sandbox's organization ids and adds to it alone", async () => {
+  it("on a sandbox, takes its organization ids or the fixtures' (mapped to its own) and adds to it alone", async () => {
     const ref = await controlledReference();
     const a = await createSandbox(ref);
+    const b = await createSandbox(ref);
     const before = snapshotOf(ref.state).records;
-    expectError(
-      await post(ref, { contacts: [seedContact("org_lumiere")] }, `/sandboxes/${a.id}`),
-      400,
-      "invalid_request",
+    const beforeB = snapshotOf(b.state()).records;
+    // Another sandbox's organization is no organization of this one.
+    expectInvalid(
+      await post(ref, { contacts: [seedContact(b.organizations.org_lumiere ?? "")] }, `/sandboxes/${a.id}`),
+      "contacts.0.organizationId",
     );
     const res = await post(
       ref,
-      { contacts: [seedContact(a.organizations.org_lumiere ?? "", { name: "In A" })] },
+      {
+        contacts: [
+          seedContact(a.organizations.org_lumiere ?? "", { name: "In A" }),
+          seedContact("org_lumiere", { name: "In A too" }),
+          seedContact("org_boreal", { name: "In A's Boreal" }),
+        ],
+      },
       `/sandboxes/${a.id}`,
     );
-    expect(res.status).toBe(201);
-    expect((await list(ref, "/api/v1/contacts", a.auth("lumiere-full")))[0]).toMatchObject({ name: "In A" });
+    expect(res.status, res.text).toBe(201);
+    const names = (await list(ref, "/api/v1/contacts", a.auth("lumiere-full"))).map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(["In A", "In A too"]));
+    expect(names).not.toContain("In A's Boreal");
+    expect((await list(ref, "/api/v1/contacts", a.auth("boreal-full"))).map((c) => c.name)).toContain(
+      "In A's Boreal",
+    );
     expect(snapshotOf(ref.state).records).toBe(before);
+    expect(snapshotOf(b.state()).records).toBe(beforeB);
     // A reset of the sandbox drops them, as any record made since its creation.
     await ctl(ref).post(`/sandboxes/${a.id}/reset`, {});
     expect((await list(ref, "/api/v1/contacts", a.auth("lumiere-full"))).map((c) => c.name)).not.toContain(

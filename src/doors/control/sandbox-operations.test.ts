@@ -4,7 +4,7 @@ import { expectError, expectInvalid, type TestReference } from "../../test-suppo
 import { ctl } from "../../test-support/control.js";
 import { snapshotOf, threeStates, type TestSandbox } from "../../test-support/sandboxes.js";
 import { openBrowser, TOKENS_PATH } from "../../test-support/pages.js";
-import { OPERATIONS } from "./runs.js";
+import { CONTROL_TABLE } from "./table.js";
 import { seedContact } from "../../test-support/records.js";
 
 // Each operation of the control surface, on the default state or on a sandbox, acts on that state
@@ -90,7 +90,8 @@ describe("each control operation acts on its state alone", () => {
   };
 
   it("covers every operation on one state of the table", () => {
-    expect(Object.keys(steps).sort()).toEqual(Object.keys(OPERATIONS).sort());
+    const onOneState = Object.entries(CONTROL_TABLE).filter(([, operation]) => operation.on === "state");
+    expect(Object.keys(steps).sort()).toEqual(onOneState.map(([name]) => name).sort());
   });
 
   const cases = Object.entries(steps).flatMap(([name, step]) =>
@@ -131,15 +132,32 @@ describe("each control operation acts on its state alone", () => {
     expect(((await ctl(ref).get("/")).body as { sandbox: unknown }).sandbox).toBeNull();
   });
 
-  it("refuses a sandbox reset of an organization that is not the sandbox's", async () => {
-    const { ref, a } = await threeStates();
+  it("resets one organization of a sandbox by its id or the fixture's, never another sandbox's", async () => {
+    const { ref, a, b } = await threeStates();
     expectInvalid(
-      await ctl(ref).post(`/sandboxes/${a.id}/reset`, { organization: "org_lumiere" }),
+      await ctl(ref).post(`/sandboxes/${a.id}/reset`, { organization: b.organizations.org_lumiere }),
       "organization",
     );
-    expect(
-      (await ctl(ref).post(`/sandboxes/${a.id}/reset`, { organization: a.organizations.org_lumiere })).status,
-    ).toBe(200);
+    expectInvalid(
+      await ctl(ref).post(`/sandboxes/${a.id}/reset`, { organization: "org_nowhere" }),
+      "organization",
+    );
+    for (const organization of ["org_lumiere", a.organizations.org_lumiere]) {
+      const res = await ctl(ref).post(`/sandboxes/${a.id}/reset`, { organization });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ organizations: [a.organizations.org_lumiere] });
+    }
+  });
+
+  it("aims a sandbox's fault at a fixture organization id as at its own", async () => {
+    const { ref, a } = await threeStates();
+    const armed = await ctl(ref).post(`/sandboxes/${a.id}/faults`, {
+      organization: "org_boreal",
+      status: 500,
+    });
+    expect(armed.body).toMatchObject({ organization: a.organizations.org_boreal });
+    expect((await request(ref.app).get("/api/v1/contacts").set(a.auth("lumiere-full"))).status).toBe(200);
+    expect((await request(ref.app).get("/api/v1/contacts").set(a.auth("boreal-full"))).status).toBe(500);
   });
 });
 

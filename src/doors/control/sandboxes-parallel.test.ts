@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
 import { snapshotOf } from "../../test-support/sandboxes.js";
-import { ControlClient, ControlError, type SandboxClient } from "./client.js";
+import { ControlClient, ControlError, type SandboxClient } from "../../clients/control.js";
 import { servePerTest } from "../../test-support/serve.js";
 import { seedContact } from "../../test-support/records.js";
 

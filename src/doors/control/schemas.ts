@@ -34,10 +34,19 @@ const instant = z.iso
   .datetime({ offset: true, error: "must be an ISO 8601 date-time with a zone, e.g. 2027-01-01T00:00:00Z" })
   .transform((s) => new Date(s));
 
-export const ResetInput = z.strictObject({ organization: z.string().min(1).optional() });
+export const ResetInput = z.strictObject({
+  /** One organization's part only; in a sandbox, its own id or the fixture's (`org_lumiere`). */
+  organization: z.string().min(1).optional(),
+});
 
 export const ClockInput = z
-  .strictObject({ now: instant.optional(), advance: duration.optional(), frozen: z.boolean().optional() })
+  .strictObject({
+    /** An ISO 8601 date-time with its zone: `2027-01-01T00:00:00Z`. */
+    now: instant.optional(),
+    /** An ISO 8601 duration in days to seconds: `PT61S`, `P1D`, `-PT5M`. */
+    advance: duration.optional(),
+    frozen: z.boolean().optional(),
+  })
   .refine((c) => c.now !== undefined || c.advance !== undefined || c.frozen !== undefined, {
     message: "give now, advance or frozen",
   })
@@ -47,7 +56,7 @@ export const ClockInput = z
   });
 
 const CODES = ERROR_CODES;
-const STATUSES = Object.values(ERROR_STATUS);
+const STATUSES = ERROR_CODES.map((code) => ERROR_STATUS[code]);
 
 /** §4's endpoints that exist: a fault names one of them, or none (then it matches every request). */
 const ENDPOINTS = TABLE_ROWS.flatMap(({ row }) =>
@@ -66,26 +75,34 @@ export const FaultInput = z
     // answered before any fault is looked at.
     method: z.enum(ENDPOINT_METHODS, `must be one of ${ENDPOINT_METHODS.join(", ")} (§4)`).optional(),
     // Exact paths, no pattern: a fault aimed at a path no request can have would never fire.
+    /** One of §4's endpoint paths, exactly (no pattern); left out, every request matches. */
     path: z
       .string()
       .refine((p) => ENDPOINT_PATHS.includes(p), {
         error: `must be an endpoint's path, exactly (no pattern, no query string): one of ${ENDPOINT_PATHS.join(", ")}; leave it out to match every request`,
       })
       .optional(),
+    /** A token's label (`lumiere-full`). */
     token: z.string().min(1).optional(),
+    /** An organization's id; in a sandbox, its own or the fixture's (`org_lumiere`). */
     organization: z.string().min(1).optional(),
+    /** How many matching requests it takes (1 when neither duration nor untilCleared is given). */
     times: z.int().min(1).max(1_000_000).optional(),
+    /** Or: every matching request for this long on the reference's clock, an ISO 8601 duration (`PT30S`). */
     duration: positiveDuration.optional(),
+    /** Or: every matching request until the fault is cleared. */
     untilCleared: z.literal(true).optional(),
-    status: z
-      .int()
-      .refine((s) => (STATUSES as number[]).includes(s), `must be one of ${STATUSES.join(", ")} (§7)`)
-      .optional(),
+    status: z.literal(STATUSES, `must be one of ${STATUSES.join(", ")} (§7)`).optional(),
     code: z.enum(CODES).optional(),
+    /** The error's message; "… (injected fault)" by default. */
     message: z.string().min(1).max(500).optional(),
+    /** Seconds, for a 429 (1 by default). */
     retryAfter: z.int().min(0).max(86_400).optional(),
+    /** A wait before the request goes on (or fails, with an error too). */
     delayMs: z.int().min(0).max(60_000).optional(),
+    /** The connection closed without an answer. */
     drop: z.literal(true).optional(),
+    /** A failure the spec does not list (README, "Faults"): a gateway's page, an HTML page, a cut body. */
     beyondSpec: z.enum(BEYOND_SPEC).optional(),
   })
   .superRefine((f, ctx) => {
@@ -120,6 +137,7 @@ export const FaultInput = z
 export const LatencyInput = z
   .strictObject({
     minMs: z.int().min(0).max(60_000),
+    /** `minMs` when left out; 0 and 0 for none. */
     maxMs: z.int().min(0).max(60_000).optional(),
   })
   .refine((l) => l.maxMs === undefined || l.maxMs >= l.minMs, {
@@ -154,7 +172,10 @@ export const RecordsInput = z
   });
 
 /** `POST /__control/sandboxes`: where the sandbox's clock starts (the server's start instant by default). */
-export const SandboxInput = z.strictObject({ now: instant.optional() });
+export const SandboxInput = z.strictObject({
+  /** Where its clock starts, an ISO 8601 date-time with its zone (the server's start by default). */
+  now: instant.optional(),
+});
 
 /** The `:id` of a path (`DELETE /__control/faults/:id`). */
 export const IdParams = z.strictObject({ id: z.string().min(1).max(100) });
@@ -175,6 +196,7 @@ const journalFilter = {
     .regex(/^[1-5][0-9]{2}$/, "must be an HTTP status, e.g. 401")
     .transform(Number)
     .optional(),
+  /** A seq already seen: only the requests after it. */
   after: seq.optional(),
 };
 
@@ -188,23 +210,17 @@ export const JournalQuery = z.strictObject({
     .optional(),
 });
 
-/** The longest a wait for a request lasts, in ms of real time. */
+/** The longest a wait for a request lasts, in ms of real time, and how long when not said. */
 export const MAX_WAIT_MS = 60_000;
+export const DEFAULT_WAIT_MS = 5000;
 
 export const JournalWaitQuery = z.strictObject({
   ...journalFilter,
+  /** Real time, 5 000 by default, at most 60 000. */
   timeoutMs: z
     .string()
     .regex(/^[0-9]{1,5}$/, `must be an integer from 0 to ${MAX_WAIT_MS}`)
     .transform(Number)
     .refine((n) => n <= MAX_WAIT_MS, `must be an integer from 0 to ${MAX_WAIT_MS}`)
-    .default(5000),
+    .optional(),
 });
-
-export type ResetInput = z.input<typeof ResetInput>;
-export type ClockInput = z.input<typeof ClockInput>;
-export type FaultInput = z.input<typeof FaultInput>;
-export type LatencyInput = z.input<typeof LatencyInput>;
-export type RecordsInput = z.input<typeof RecordsInput>;
-export type JournalQuery = z.input<typeof JournalQuery>;
-export type JournalWaitQuery = z.input<typeof JournalWaitQuery>;

@@ -97,6 +97,15 @@ export interface ControlDescription {
   faults: number;
   journal: number;
   latency: { minMs: number; maxMs: number } | null;
-  /** Each operation; `sandboxPath`: the same on a sandbox (null for those that manage sandboxes). */
-  operations: Array<{ method: string; path: string; sandboxPath: string | null; summary: string }>;
+  /**
+   * Each operation: `name`, its method's name in the clients (in process and over HTTP); `sandboxPath`,
+   * the same on a sandbox (null for those that manage sandboxes).
+   */
+  operations: Array<{
+    name: string;
+    method: string;
+    path: string;
+    sandboxPath: string | null;
+    summary: string;
+  }>;
 }

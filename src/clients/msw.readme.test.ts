@@ -124,7 +124,7 @@ describe("README: in component tests", () => {
           "export default mergeConfig(readme, {",
           "  resolve: {",
           "    alias: [",
-          `      { find: /^accounting-api-reference\\/msw$/, replacement: ${JSON.stringify(join(root, "src/entry/msw.ts"))} },`,
+          `      { find: /^accounting-api-reference\\/msw$/, replacement: ${JSON.stringify(join(root, "src/clients/msw.ts"))} },`,
           `      { find: /^accounting-api-reference$/, replacement: ${JSON.stringify(join(root, "src/index.ts"))} },`,
           "    ],",
           "  },",
@@ -143,8 +143,13 @@ describe("README: in component tests", () => {
     const jest = join(jestHome, "node_modules", "jest", "bin", "jest.js");
     if (!existsSync(jest)) {
       // `npm install` with the lock rather than `npm ci`: npm 11 refuses `ci` here over platform
-      // packages the lock leaves out (@unrs/resolver-binding-*); the lock is followed all the same.
-      const install = await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], jestHome);
+      // packages the lock leaves out (@unrs/resolver-binding-*); the lock is followed all the same, and
+      // `--no-save` keeps npm from writing those packages into it: a test run leaves the checkout clean.
+      const install = await run(
+        "npm",
+        ["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund"],
+        jestHome,
+      );
       expect(install.code, install.output).toBe(0);
     }
     // Jest does not read TypeScript without a transform of its own: the sources, as JavaScript.
@@ -170,7 +175,7 @@ describe("README: in component tests", () => {
         `  rootDir: ${JSON.stringify(jestDir)},`,
         '  testMatch: ["<rootDir>/*.test.mjs"],',
         "  moduleNameMapper: {",
-        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "entry", "msw.js"))},`,
+        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "clients", "msw.js"))},`,
         `    "^accounting-api-reference$": ${JSON.stringify(join(lib, "index.js"))},`,
         "  },",
         "};",

@@ -1,5 +1,5 @@
 import { http, type HttpHandler } from "msw";
-import { createReference, type Reference, type ReferenceOptions } from "./reference.js";
+import { createReference, type CreateReferenceOptions, type Reference } from "../entry/reference.js";
 
 /**
  * `accounting-api-reference/msw`: Mock Service Worker handlers (msw 2, `setupServer` in Node) that
@@ -9,7 +9,7 @@ import { createReference, type Reference, type ReferenceOptions } from "./refere
  */
 
 /** A reference, a promise of one, or the options to create one on the first request. */
-export type ReferenceSource = Reference | Promise<Reference> | ReferenceOptions;
+export type ReferenceSource = Reference | Promise<Reference> | CreateReferenceOptions;
 
 const isReference = (source: ReferenceSource): source is Reference =>
   "fetch" in source && typeof source.fetch === "function" && "app" in source;
@@ -25,22 +25,25 @@ export function referenceHandlers(source: ReferenceSource, baseUrl: string | URL
   const base = new URL(baseUrl);
   // "/backend" for a base URL with a path, "" for an origin alone.
   const prefix = base.pathname.replace(/\/+$/, "");
-  const under = (url: URL): boolean =>
-    url.origin === base.origin &&
-    (prefix === "" || url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
+  // Compared as text: the request's URL and the base are both serialized by URL, so that the base's
+  // origin and path begin the request's URL exactly when the request is under it.
+  const root = `${base.origin}${prefix}`;
+  const under = (url: string): boolean =>
+    url.startsWith(root) && (url.length === root.length || "/?#".includes(url.charAt(root.length)));
   let reference: Promise<Reference> | undefined;
-  const resolve = (): Promise<Reference> =>
-    (reference ??= isReference(source)
+  let ready: Reference | undefined;
+  const resolve = async (): Promise<Reference> =>
+    (ready ??= await (reference ??= isReference(source)
       ? Promise.resolve(source)
       : source instanceof Promise
         ? source
-        : createReference(source));
+        : createReference(source)));
 
   return [
     http.all(
-      ({ request }) => under(new URL(request.url)),
+      ({ request }) => under(request.url),
       async ({ request }) => {
-        const { fetch } = await resolve();
+        const { fetch } = ready ?? (await resolve());
         try {
           return await fetch(prefix === "" ? request : await rebased(request, prefix));
         } catch (err) {

@@ -5,8 +5,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../test-support/browser.js";
-import { readmeExample, ROOT } from "../../test-support/readme.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test-support/browser.js";
+import { readmeExample, ROOT } from "../test-support/readme.js";
 
 /**
  * The Playwright fixture in a real Playwright run, as a project uses it: the README's
@@ -20,7 +20,7 @@ import { readmeExample, ROOT } from "../../test-support/readme.js";
  * the project's tsconfig `paths`, and `accounting-reference` is the entry file run by tsx.
  */
 
-const E2E = join(ROOT, "src/doors/control/playwright-e2e");
+const E2E = join(ROOT, "src/clients/playwright-e2e");
 const temps: string[] = [];
 afterAll(async () => {
   await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
@@ -67,7 +67,7 @@ async function project(): Promise<string> {
     JSON.stringify({
       compilerOptions: {
         baseUrl: ".",
-        paths: { "accounting-api-reference/playwright": [join(ROOT, "src/doors/control/playwright.ts")] },
+        paths: { "accounting-api-reference/playwright": [join(ROOT, "src/clients/playwright.ts")] },
       },
     }),
   );

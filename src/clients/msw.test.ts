@@ -208,4 +208,23 @@ describe("handlers made from options, and a base URL with a path", () => {
     expect([outside.status, outside.statusText]).toEqual([500, "Unhandled Exception"]);
     expect(await outside.text()).toContain("unhandled: http://app.test/api/v1/contacts");
   });
+
+  it("takes its base exactly: a longer port or path is someone else's", async () => {
+    proxied.use(
+      ...referenceHandlers(ref, "http://localhost:4010"),
+      ...referenceHandlers(ref, "http://app.test/backend"),
+    );
+    const unhandledAt = async (url: string) => {
+      const res = await fetch(url);
+      return res.statusText === "Unhandled Exception" && (await res.text()).includes(`unhandled: ${url}`);
+    };
+    expect(await unhandledAt("http://localhost:40100/api/v1/contacts")).toBe(true);
+    expect(await unhandledAt("http://app.test/backendX/api/v1/contacts")).toBe(true);
+    expect(await unhandledAt("http://app.test/backen")).toBe(true);
+    expect((await fetch("http://localhost:4010/api/v1/contacts")).status).toBe(401);
+    expect((await fetch("http://app.test/backend/api/v1/contacts?limit=1")).status).toBe(401);
+    // The base's path alone, with a query: the reference's root, its landing page, which answers only
+    // a Host that names the server (DNS rebinding), as the control surface does above.
+    expect((await fetch("http://app.test/backend?from=test")).status).toBe(403);
+  });
 });

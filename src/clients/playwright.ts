@@ -1,5 +1,5 @@
 import { test as base } from "@playwright/test";
-import { ControlClient, ControlError, type SandboxClient } from "./client.js";
+import { ControlClient, ControlError, type SandboxClient } from "./control.js";
 
 /**
  * A Playwright fixture (`accounting-api-reference/playwright`): every test gets a sandbox of the
@@ -105,4 +105,4 @@ export const test = base.extend<ReferenceFixtures, WorkerFixtures>({
 });
 
 export { expect } from "@playwright/test";
-export type { SandboxClient } from "./client.js";
+export type { SandboxClient } from "./control.js";

@@ -1,0 +1,3 @@
+module foreigngo
+
+go 1.19

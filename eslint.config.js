@@ -3,6 +3,62 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 
+/** What writes an answer: patching one of these on a response changes how that one response is sent. */
+const WRITERS = "/^(end|write|writeHead|setHeader|flushHeaders)$/";
+
+const NO_PATCHED_RESPONSE = [
+  {
+    selector: `AssignmentExpression > MemberExpression.left[property.name=${WRITERS}]`,
+    message: "No response is patched per request: write the answer through the door's own writer.",
+  },
+  {
+    selector: `CallExpression[callee.property.name=/^(defineProperty|defineProperties|assign)$/] > Literal.arguments[value=${WRITERS}]`,
+    message: "No response is patched per request: write the answer through the door's own writer.",
+  },
+  {
+    selector: `CallExpression[callee.property.name=/^(defineProperty|defineProperties|assign)$/] Property > Identifier.key[name=${WRITERS}]`,
+    message: "No response is patched per request: write the answer through the door's own writer.",
+  },
+];
+
+/**
+ * No object spread on the per-request path: on Node 20 its result was promoted to the old generation
+ * far more often than a literal's, with what it points to (DECISIONS.md, "Performance (issue #11)":
+ * 840 -> 245 bytes promoted per 404). Build the object as a literal, or once.
+ */
+const NO_SPREAD_PER_REQUEST = [
+  {
+    selector: "ObjectExpression > SpreadElement",
+    message: "No object spread on the per-request path: write the object as a literal (or make it once).",
+  },
+];
+
+/** The modules every API request runs through (the doors' own, the control surface and the pages, are not). */
+const PER_REQUEST = [
+  "src/doors/api/**/*.ts",
+  "src/auth/**/*.ts",
+  "src/http/**/*.ts",
+  "src/validation/**/*.ts",
+  "src/serialization/**/*.ts",
+  "src/edge/fast-path.ts",
+  "src/edge/fetch.ts",
+  "src/store/tokens.ts",
+  "src/store/windows.ts",
+  "src/store/journal.ts",
+  "src/store/store.ts",
+];
+
+const ONE_CREDENTIAL_STEP = [
+  {
+    selector: "MemberExpression[property.name=/^(authorization|rawHeaders|headersDistinct)$/]",
+    message: "Only the credential step (src/doors/api/credentials.ts) reads the Authorization header.",
+  },
+  {
+    selector: "Literal[value=/^authorization$/i]",
+    message: "Only the credential step (src/doors/api/credentials.ts) reads the Authorization header.",
+  },
+];
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "coverage/"] },
   js.configs.recommended,
@@ -16,6 +72,34 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       eqeqeq: ["error", "always"],
       "no-console": "off",
+    },
+  },
+  {
+    // No response is patched per request: the API door writes every answer through its exchange
+    // (src/doors/api/exchange.ts, whose `cutShort` is the one hook a fault cuts a body with), and
+    // the journal records the body there. An own `end` or `write` on one response also takes it off
+    // V8's fast paths (DECISIONS.md, "The API door as one chain").
+    files: ["src/**/*.{ts,tsx}"],
+    ignores: ["src/**/*.test.{ts,tsx}"],
+    rules: { "no-restricted-syntax": ["error", ...NO_PATCHED_RESPONSE] },
+  },
+  {
+    files: PER_REQUEST,
+    ignores: ["src/**/*.test.ts"],
+    rules: { "no-restricted-syntax": ["error", ...NO_PATCHED_RESPONSE, ...NO_SPREAD_PER_REQUEST] },
+  },
+  {
+    // One credential step: only src/doors/api/credentials.ts reads the Authorization header in the
+    // API door, so that a token is read, checked and hashed once per request.
+    files: ["src/doors/api/**/*.ts"],
+    ignores: ["src/doors/api/credentials.ts", "src/doors/api/**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...NO_PATCHED_RESPONSE,
+        ...NO_SPREAD_PER_REQUEST,
+        ...ONE_CREDENTIAL_STEP,
+      ],
     },
   },
   {

@@ -8,11 +8,15 @@
  * list (`type=CLIENT`) and a `before` read. Each round runs every read against every target in
  * turn (A B C D A B C D …), so that noise from other work on the machine falls on all of them
  * alike; the ratios are the medians of the per-round ratios. Then: creation (32 clients), start
- * time (spawn to first answer, default fixtures), `npm start` to first answer, and RSS with 100 000
- * contacts in one organization.
+ * time (spawn to first answer, default fixtures) against a bare `node:http` server's start, `npm
+ * start` to first answer against the same, and RSS after 100 000 more contacts in one organization.
+ *
+ * `--baseline DIR` adds another built checkout (its `dist/bundle/bin.js`, e.g. main's, built in a
+ * folder of its own) as one more target of every read, start and memory figure, interleaved with
+ * the rest: a change's before and after measured in the same run, on the same machine state.
  *
  * Not in CI: timings are noisy. Usage: npm run bench [-- --rounds 5 --duration 3 --start-runs 10]
- * [--reads list,filtered,before] [--only-reads] [--contacts 100000]
+ * [--reads list,filtered,before] [--only-reads] [--contacts 100000] [--baseline DIR]
  */
 import autocannon, { type Result } from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     contacts: { type: "string", default: "100000" },
     reads: { type: "string", default: "list,filtered,before" },
     "only-reads": { type: "boolean", default: false },
+    baseline: { type: "string" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -47,6 +52,15 @@ const WRITE_CONNECTIONS = 32;
 
 const ROOT = join(import.meta.dirname, "..");
 const BIN = join(ROOT, "dist", "bundle", "bin.js");
+/** Another built checkout measured beside this one (`--baseline DIR`), or undefined. */
+const BASELINE = values.baseline === undefined ? undefined : join(values.baseline);
+const BASELINE_BIN = BASELINE === undefined ? undefined : join(BASELINE, "dist", "bundle", "bin.js");
+/** A bare `node:http` server's start: the floor a start is compared with (prints its URL, answers `{}`). */
+const BARE_HTTP_START = [
+  "-e",
+  "require('node:http').createServer((q, s) => s.end('{}'))" +
+    ".listen(0, '127.0.0.1', function () { console.log('http://127.0.0.1:' + this.address().port); });",
+];
 const JSON_SERVER = join(ROOT, "node_modules", "json-server", "lib", "bin.js");
 // High enough that the benchmark never meets a 429; the counting itself still runs on every request.
 const NO_LIMIT = ["--rate-limit", "1000000000"];
@@ -233,6 +247,10 @@ async function run(work: string): Promise<void> {
 
   // The reference, and the pages it serves: the other targets serve the very same bytes or records.
   const reference = await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
+  const baseline =
+    BASELINE_BIN === undefined
+      ? undefined
+      : await start(process.execPath, [BASELINE_BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
   const all = JSON.parse((await get(`${reference.value}/api/v1/contacts?limit=50`, AUTH)).toString()) as {
     data: ContactJson[];
   };
@@ -281,8 +299,24 @@ async function run(work: string): Promise<void> {
     headers: {},
   });
   const js = `http://127.0.0.1:${jsonServer.value}/contacts?_sort=-createdAt`;
+  const onBaseline = (url: string) =>
+    baseline === undefined ? url : url.replace(reference.value, baseline.value);
   const targets: Target[] = [
     { name: "reference", pid: reference.child.pid, url: referenceUrl, headers: AUTH },
+    ...(baseline === undefined
+      ? []
+      : [
+          {
+            name: "baseline",
+            pid: baseline.child.pid,
+            url: {
+              list: onBaseline(referenceUrl.list),
+              filtered: onBaseline(referenceUrl.filtered),
+              before: onBaseline(referenceUrl.before),
+            },
+            headers: AUTH,
+          },
+        ]),
     bare("bare Express 5", express),
     bare("bare Express 5, born", expressBorn),
     bare("bare node:http", http),
@@ -305,8 +339,8 @@ async function run(work: string): Promise<void> {
     const theirs = (JSON.parse(ids) as ContactJson[]).map((c) => c.id).join();
     if (theirs !== served[read].map((c) => c.id).join())
       throw new Error(`json-server serves other ${read} records`);
-    for (const t of targets.filter((t) => t.name.startsWith("bare"))) {
-      if (!(await get(t.url[read])).equals(Buffer.from(bodies[`/${read}`] ?? "", "base64"))) {
+    for (const t of targets.filter((t) => t.name.startsWith("bare") || t.name === "baseline")) {
+      if (!(await get(t.url[read], t.headers)).equals(Buffer.from(bodies[`/${read}`] ?? "", "base64"))) {
         throw new Error(`${t.name} serves other bytes for ${read}`);
       }
     }
@@ -355,7 +389,7 @@ async function run(work: string): Promise<void> {
     }
     process.stderr.write(warmUp ? "warm-up done\n" : `round ${round}/${ROUNDS} done\n`);
   }
-  for (const c of [reference, express, expressBorn, http, jsonServer, writer])
+  for (const c of [reference, baseline, express, expressBorn, http, jsonServer, writer])
     if (c !== undefined) await stopAndWait(c.child);
 
   // Requests per second, latency, and the reference's ratio to each target, round by round.
@@ -393,48 +427,72 @@ async function run(work: string): Promise<void> {
   console.log("(medians over the rounds; the ratio is the median of each round's req/s ratio)\n");
   if (ONLY_READS) return;
 
-  // Start: from spawning node to the first API answer, default flags and fixtures.
-  const startTimes: number[] = [];
+  // Start: from spawning node to the first API answer, default flags and fixtures, interleaved with
+  // a bare node:http server's start (and the baseline's), run by run.
+  const starts = new Map<string, number[]>();
+  const startOf = async (name: string, command: string, args: string[], cwd?: string) => {
+    const ms = await timeToFirstAnswer(command, args, cwd);
+    starts.set(name, [...(starts.get(name) ?? []), ms]);
+  };
   for (let i = 0; i < START_RUNS; i += 1) {
-    startTimes.push(await timeToFirstAnswer(process.execPath, [BIN, "--port", "0", "--quiet"]));
-  }
-  console.log(
-    `Start, node dist/bundle/bin.js to first answer: median ${median(startTimes).toFixed(0)} ms ` +
-      `(min ${Math.min(...startTimes).toFixed(0)}, max ${Math.max(...startTimes).toFixed(0)}, ${START_RUNS} runs)`,
-  );
-  const npmTimes: number[] = [];
-  for (let i = 0; i < 3; i += 1) {
-    npmTimes.push(await timeToFirstAnswer("npm", ["start", "--", "--port", "0", "--quiet"]));
-  }
-  console.log(`npm start to first answer, dist/ current: median ${median(npmTimes).toFixed(0)} ms (3 runs)`);
-
-  // Memory with RSS_CONTACTS contacts in org_lumiere, created through the API.
-  const big = await start(process.execPath, [BIN, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
-  const have = (
-    JSON.parse((await get(`${big.value}/api/v1/contacts?limit=200`, AUTH)).toString()) as {
-      data: unknown[];
+    await startOf("bare node:http", process.execPath, BARE_HTTP_START);
+    await startOf("node dist/bundle/bin.js", process.execPath, [BIN, "--port", "0", "--quiet"]);
+    if (BASELINE_BIN !== undefined) {
+      await startOf("baseline node dist/bundle/bin.js", process.execPath, [
+        BASELINE_BIN,
+        "--port",
+        "0",
+        "--quiet",
+      ]);
     }
-  ).data.length;
+  }
+  for (let i = 0; i < 5; i += 1) {
+    await startOf("npm start", "npm", ["start", "--", "--port", "0", "--quiet"]);
+    if (BASELINE !== undefined) {
+      await startOf("baseline npm start", "npm", ["start", "--", "--port", "0", "--quiet"], BASELINE);
+    }
+  }
+  const bareStart = median(starts.get("bare node:http") ?? []);
+  for (const [name, times] of starts) {
+    const m = median(times);
+    console.log(
+      `Start to first answer, ${name}: median ${m.toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, ` +
+        `max ${Math.max(...times).toFixed(0)}, ${times.length} runs)` +
+        (name === "bare node:http" ? "" : `, ${(m / bareStart).toFixed(2)}× bare node:http`),
+    );
+  }
+
+  // Memory after RSS_CONTACTS more contacts in org_lumiere, created through the API.
+  console.log(`RSS after ${RSS_CONTACTS} more contacts in one organization, created through the API:`);
+  for (const [name, bin] of [
+    ["reference", BIN],
+    ["baseline", BASELINE_BIN],
+  ] as const) {
+    if (bin !== undefined) console.log(`  ${name}: ${(await rssAfterContacts(bin)).toFixed(0)} MiB`);
+  }
+}
+
+async function rssAfterContacts(bin: string): Promise<number> {
+  const big = await start(process.execPath, [bin, "--port", "0", "--quiet", ...NO_LIMIT], baseUrlLine);
   const filled = await autocannon({
     url: `${big.value}/api/v1/contacts`,
     method: "POST",
     connections: WRITE_CONNECTIONS,
-    amount: RSS_CONTACTS - have,
+    amount: RSS_CONTACTS,
     headers: { ...AUTH, "Content-Type": "application/json" },
     body: NEW_CONTACT,
   });
-  if (filled["2xx"] !== RSS_CONTACTS - have) throw new Error(`only ${filled["2xx"]} contacts were created`);
+  if (filled["2xx"] !== RSS_CONTACTS) throw new Error(`only ${filled["2xx"]} contacts were created`);
   await get(`${big.value}/api/v1/contacts?limit=200`, AUTH);
   await sleep(1_000);
-  console.log(
-    `RSS with ${RSS_CONTACTS} contacts in one organization: ${rssMiB(big.child.pid).toFixed(0)} MiB`,
-  );
+  const rss = rssMiB(big.child.pid);
   await stopAndWait(big.child);
+  return rss;
 }
 
-async function timeToFirstAnswer(command: string, args: string[]): Promise<number> {
+async function timeToFirstAnswer(command: string, args: string[], cwd = ROOT): Promise<number> {
   const t0 = performance.now();
-  const { child, value } = await start(command, args, baseUrlLine);
+  const { child, value } = await start(command, args, baseUrlLine, cwd);
   await get(`${value}/api/v1/contacts?limit=1`, AUTH);
   const ms = performance.now() - t0;
   await stopAndWait(child);

@@ -1,5 +1,6 @@
-// `npm start` runs this first: it builds only when dist/ is older than what it is built from, so that
-// a start with an up-to-date build does not pay for the TypeScript compiler (seconds) each time.
+// `npm start` runs this first (scripts/start.mjs, in its own process): it builds only when dist/ is older
+// than what it is built from, so that a start with an up-to-date build does not pay for the TypeScript
+// compiler (seconds) each time. Run alone, it does the same (the benches run it so).
 // `node scripts/build-if-stale.mjs --stamp` is the last step of `npm run build`: it marks dist/ as
 // built now. Plain JavaScript on purpose: it runs before there is any build.
 import { spawnSync } from "node:child_process";
@@ -10,7 +11,9 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = join(root, "dist", ".build-stamp");
 
-if (process.argv.includes("--stamp")) {
+const runAlone = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
+
+if (runAlone && process.argv.includes("--stamp")) {
   mkdirSync(dirname(stamp), { recursive: true });
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   process.exit(0);
@@ -56,17 +59,20 @@ const orNever = (read) => {
   }
 };
 
-const inputs = Math.max(
-  ...INPUT_DIRS.map((d) => orNever(() => newest(join(root, d)))),
-  ...INPUT_FILES.map((f) => orNever(() => statSync(join(root, f)).mtimeMs)),
-);
-
-if (inputs > builtAt()) {
+/** Builds when the sources are newer than the build; the build's exit status (0 when none was needed). */
+export function buildIfStale() {
+  const inputs = Math.max(
+    ...INPUT_DIRS.map((d) => orNever(() => newest(join(root, d)))),
+    ...INPUT_FILES.map((f) => orNever(() => statSync(join(root, f)).mtimeMs)),
+  );
+  if (inputs <= builtAt()) return 0;
   // `npm run build` also writes the stamp. A shell on Windows, where npm is a .cmd file.
   const result = spawnSync("npm", ["run", "build"], {
     cwd: root,
     stdio: "inherit",
     shell: process.platform === "win32",
   });
-  process.exit(result.status ?? 1);
+  return result.status ?? 1;
 }
+
+if (runAlone) process.exit(buildIfStale());

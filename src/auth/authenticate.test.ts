@@ -15,13 +15,20 @@ import {
   T0,
 } from "../test-support/tokens.js";
 import type { TokenRegistry } from "../store/tokens.js";
-import { present } from "./authenticate.js";
+import { identify } from "./authenticate.js";
+
+/** What the `Authorization` header's values present to one registry. */
+const present = (registry: TokenRegistry, values: string[]) =>
+  identify(values, { tokens: registry }).presented;
 
 /** What one `Authorization` header (or none) presents. */
 const resolve = (registry: TokenRegistry, header: string | undefined) =>
   present(registry, header === undefined ? [] : [header]);
 
-describe("present: from the Authorization header to a token", () => {
+/** The unchanging part of a token, as a request presenting it acts for. */
+const identityOf = (registry: TokenRegistry, id: string) => registry.identity(id);
+
+describe("identify: from the Authorization header to a token", () => {
   function world() {
     const { clock, registry } = setup();
     const active = registry.create({ ...base, expiresAt: new Date(T0.getTime() + MINUTE) });
@@ -54,24 +61,24 @@ describe("present: from the Authorization header to a token", () => {
     { case: "a tab as separator", header: (w) => `Bearer\t${w.active.token}`, reason: "malformed" },
     { case: "the token without scheme", header: (w) => w.active.token, reason: "malformed" },
     { case: "a third part", header: (w) => `Bearer ${w.active.token} x`, reason: "malformed" },
-    { case: "the wrong prefix", header: () => `Bearer other_${"Q".repeat(40)}`, reason: "malformed" },
+    { case: "the wrong prefix", header: () => `Bearer other_${"Q".repeat(40)}`, reason: "unknown" },
     {
       case: "the prefix in another case",
       header: () => `Bearer ACCT_${"Q".repeat(40)}`,
-      reason: "malformed",
+      reason: "unknown",
     },
-    { case: "no underscore", header: () => `Bearer acct${"Q".repeat(40)}`, reason: "malformed" },
-    { case: "the prefix alone", header: () => "Bearer acct_", reason: "malformed" },
-    { case: "31 chars after the prefix", header: () => `Bearer acct_${"Q".repeat(31)}`, reason: "malformed" },
+    { case: "no underscore", header: () => `Bearer acct${"Q".repeat(40)}`, reason: "unknown" },
+    { case: "the prefix alone", header: () => "Bearer acct_", reason: "unknown" },
+    { case: "31 chars after the prefix", header: () => `Bearer acct_${"Q".repeat(31)}`, reason: "unknown" },
     {
       case: "a non-base62 char",
       header: (w) => `Bearer ${w.active.token.slice(0, -1)}-`,
-      reason: "malformed",
+      reason: "unknown",
     },
     {
       case: "a non-ASCII letter",
       header: (w) => `Bearer ${w.active.token.slice(0, -1)}é`,
-      reason: "malformed",
+      reason: "unknown",
     },
     { case: "an unknown well-formed token", header: () => `Bearer ${foreignToken()}`, reason: "unknown" },
     {
@@ -91,16 +98,16 @@ describe("present: from the Authorization header to a token", () => {
     const resolution = resolve(w.registry, header(w));
     expect(resolution).toMatchObject({ ok: false, reason });
     if (tokenId !== undefined) {
-      expect(resolution).toMatchObject({ tokenId: tokenId(w) });
+      expect(resolution).toMatchObject({ token: identityOf(w.registry, tokenId(w)) });
     } else {
-      expect(resolution).not.toHaveProperty("tokenId");
+      expect(resolution).not.toHaveProperty("token");
     }
   });
 
   it.each(["Bearer", "bearer", "BEARER", "bEaReR"])("accepts the scheme spelled %s", (scheme) => {
     const w = world();
     const resolution = resolve(w.registry, `${scheme} ${w.active.token}`);
-    expect(resolution).toEqual({ ok: true, token: w.registry.get(w.active.view.id) });
+    expect(resolution).toEqual({ ok: true, token: identityOf(w.registry, w.active.view.id) });
   });
 
   it.each<{ offset: number; expected: string }>([
@@ -112,7 +119,12 @@ describe("present: from the Authorization header to a token", () => {
     w.clock.set(T0.getTime() + MINUTE + offset);
     const resolution = resolve(w.registry, `Bearer ${w.active.token}`);
     if (expected === "ok") expect(resolution.ok).toBe(true);
-    else expect(resolution).toEqual({ ok: false, reason: "expired", tokenId: w.active.view.id });
+    else
+      expect(resolution).toEqual({
+        ok: false,
+        reason: "expired",
+        token: identityOf(w.registry, w.active.view.id),
+      });
   });
 
   it("never records a use", () => {
@@ -128,7 +140,7 @@ describe("present: from the Authorization header to a token", () => {
         const other = registry.create(base);
         const { token, view } = registry.create({ ...base, scopes });
         const resolution = resolve(registry, `${scheme} ${token}`);
-        expect(resolution).toEqual({ ok: true, token: view });
+        expect(resolution).toEqual({ ok: true, token: identityOf(registry, view.id) });
         expect(resolution.ok && resolution.token.id).not.toBe(other.view.id);
       }),
       fcParams,
@@ -160,7 +172,7 @@ describe("present: from the Authorization header to a token", () => {
   });
 });
 
-describe("present: several Authorization headers", () => {
+describe("identify: several Authorization headers", () => {
   it("refuses two values, even both valid, as repeated", () => {
     const { registry } = setup();
     const { token } = registry.create(base);

@@ -10,7 +10,7 @@ import type {
 } from "./inputs.js";
 import { DomainError } from "./errors.js";
 import type { IdGenerator } from "../store/ids.js";
-import type { Contact, Expense, Invoice, Product } from "../model/records.js";
+import type { Contact, Expense, Invoice, Product, Stored } from "../model/records.js";
 
 export interface Deps {
   store: Store;
@@ -25,7 +25,7 @@ export interface Deps {
 export class Accounting {
   constructor(private readonly deps: Deps) {}
 
-  listContacts(organizationId: string, query: ContactListInput): Contact[] {
+  listContacts(organizationId: string, query: ContactListInput): Stored<Contact>[] {
     return this.deps.store.listContacts(organizationId, query);
   }
 
@@ -48,7 +48,7 @@ export class Accounting {
     return contact;
   }
 
-  listProducts(organizationId: string, query: ProductListInput): Product[] {
+  listProducts(organizationId: string, query: ProductListInput): Stored<Product>[] {
     return this.deps.store.listProducts(organizationId, query);
   }
 
@@ -75,11 +75,11 @@ export class Accounting {
     return product;
   }
 
-  listInvoices(organizationId: string, query: InvoiceListInput): Invoice[] {
+  listInvoices(organizationId: string, query: InvoiceListInput): Stored<Invoice>[] {
     return this.deps.store.listInvoices(organizationId, query);
   }
 
-  listExpenses(organizationId: string, query: ExpenseListInput): Expense[] {
+  listExpenses(organizationId: string, query: ExpenseListInput): Stored<Expense>[] {
     return this.deps.store.listExpenses(organizationId, query);
   }
 }

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { buildApp } from "./app.js";
 import { ManualClock } from "../model/clock.js";
 import { SteerableClock } from "../store/clock.js";
-import type { Contact } from "../model/records.js";
+import type { Contact, Stored } from "../model/records.js";
 import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { ReferenceState } from "../store/state.js";
 import { Store } from "../store/store.js";
@@ -297,7 +297,7 @@ describe("internal errors", () => {
   const SECRET = "disk on fire near /var/lib/accounting/secret-7f3a";
 
   class FailingStore extends Store {
-    override listContacts(): Contact[] {
+    override listContacts(): Stored<Contact>[] {
       throw new Error(SECRET);
     }
   }

@@ -10,6 +10,10 @@ import type { IdGenerator } from "../store/ids.js";
 import type { Sandboxes } from "../store/sandboxes.js";
 import type { ReferenceState } from "../store/state.js";
 
+/** The paths `docsRouter` answers: the document, the page and the page's files under /docs/. */
+const isDocsPath = (path: string): boolean =>
+  path === "/openapi.json" || path === "/docs" || path.startsWith("/docs/");
+
 /** What the app is built with, every choice already made (createReference makes them). */
 export interface AppSettings {
   /** The cap on a request body (spec-gaps #15). */
@@ -48,9 +52,14 @@ export function buildApp(state: ReferenceState, settings: AppSettings): Express 
   if (controlKey !== null) {
     app.use(CONTROL_BASE, controlDoor(state, settings.sandboxes, { key: controlKey, allowedHosts, log }));
   }
-  // The docs are a page of this server like the others: the pages' guard, no CORS.
+  // The docs are a page of this server like the others: the pages' guard, no CORS. Their router is
+  // entered for their own paths only: every API request used to walk through it.
+  const docs = docsRouter({ tryItToken: settings.tryItToken });
   app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts }));
-  app.use(docsRouter({ tryItToken: settings.tryItToken }));
+  app.use((req, res, next) => {
+    if (isDocsPath(req.path)) docs(req, res, next);
+    else next();
+  });
   // The web pages (§5's token interface and a landing page): HTML, their own guard, never CORS.
   app.use(pagesDoorOnFirstVisit(state, { allowedHosts, log, control: controlKey !== null }));
   // Every other path is the API's, the door a client of the API meets whatever it mistypes: CORS,

@@ -6,8 +6,11 @@ import type { IncomingMessage } from "node:http";
  */
 export function headerValues(req: IncomingMessage, name: string): string[] {
   const values: string[] = [];
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]?.toLowerCase() === name) values.push(req.rawHeaders[i + 1] ?? "");
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const line = raw[i] as string;
+    // The length first: most names differ in it, and lower-casing one makes a string.
+    if (line.length === name.length && line.toLowerCase() === name) values.push(raw[i + 1] ?? "");
   }
   return values;
 }

@@ -1,23 +1,25 @@
+import type { Stored } from "../model/records.js";
+
 /**
  * The success envelope of §1, `{ "data": … }`, as the bytes sent.
  *
- * A stored record never changes (the store freezes it), so its JSON is made once: `cachedBytes`
- * keeps each frozen record's bytes beside it (a WeakMap, so a record the store drops takes them
- * along) and a list answer is its items' bytes joined inside the envelope, exactly what
+ * A stored record never changes (`Stored`, src/model/records.ts), so its JSON is made once:
+ * `cachedBytes` keeps each stored record's bytes beside it (a WeakMap, so a record the store drops
+ * takes them along) and a list answer is its items' bytes joined inside the envelope, exactly what
  * `JSON.stringify({ data: items })` gives. Lists read the same records again and again; formatting
- * their timestamps and decimals and encoding them once is most of a list's cost (DECISIONS.md,
- * Performance).
+ * their timestamps and decimals and encoding them once was most of a list's cost (DECISIONS.md,
+ * "Performance (issue #11)"; `npm run bench:list` re-measures a list read).
  */
 
-/** A record's served JSON as bytes, made on its first read and kept while the record lives. */
-export function cachedBytes<R extends object>(toJson: (record: R) => unknown): (record: R) => Buffer {
-  const kept = new WeakMap<R, Buffer>();
+/** A stored record's served JSON as bytes, made on its first read and kept while the record lives. */
+export function cachedBytes<R extends object>(toJson: (record: R) => unknown): (record: Stored<R>) => Buffer {
+  const kept = new WeakMap<Stored<R>, Buffer>();
   return (record) => {
-    const known = kept.get(record);
-    if (known !== undefined) return known;
-    const bytes = jsonBytes(toJson(record));
-    // A record that did not come from the store may still change: served as it is now, not kept.
-    if (Object.isFrozen(record)) kept.set(record, bytes);
+    let bytes = kept.get(record);
+    if (bytes === undefined) {
+      bytes = jsonBytes(toJson(record));
+      kept.set(record, bytes);
+    }
     return bytes;
   };
 }

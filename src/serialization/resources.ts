@@ -1,10 +1,10 @@
-import type { Decimal } from "decimal.js";
+import { Decimal } from "decimal.js";
 import { z } from "zod";
 import {
-  CONTACT_TYPES,
-  EXPENSE_STATUSES,
-  INVOICE_STATUSES,
-  PRODUCT_TYPES,
+  contactShape,
+  expenseShape,
+  invoiceShape,
+  productShape,
   type Contact,
   type Expense,
   type Invoice,
@@ -44,86 +44,92 @@ const midnight = instant.regex(/T00:00:00\.000Z$/).meta({
   }),
 });
 
+/** §2: four decimals, from the decimal itself, never through a float. */
+const toMoney = (d: Decimal): string => d.toFixed(4);
+const toInstant = (d: Date): string => d.toISOString();
+
+/** How §2's wire writes each kind of value: the schemas the OpenAPI document and the tests read. */
+const WIRE = {
+  id: () => z.string(),
+  ref: () => z.string(),
+  text: () => z.string(),
+  email: z.string(),
+  instant,
+  day: midnight,
+  money,
+};
+
+/**
+ * The same, as codecs from the domain's values (src/model/records.ts): what the serializers below
+ * encode records with. Only the domain side is checked (the wire side is what these make).
+ */
+const FROM_DOMAIN = {
+  id: WIRE.id,
+  ref: WIRE.ref,
+  text: WIRE.text,
+  email: WIRE.email,
+  instant: z.codec(z.string(), z.date(), { decode: (s) => new Date(s), encode: toInstant }),
+  day: z.codec(z.string(), z.date(), { decode: (s) => new Date(s), encode: toInstant }),
+  money: z.codec(z.string(), z.instanceof(Decimal), { decode: (s) => new Decimal(s), encode: toMoney }),
+};
+
+/** A record on the wire: the model's shape without `organizationId` (a client only ever sees its own). */
+const served = <S extends { organizationId: unknown }>({
+  organizationId: _,
+  ...fields
+}: S): Omit<S, "organizationId"> => fields;
+
+/** §2 "the creation response carries a subset": email and phone only when they were sent (spec-gaps #5). */
+const createdSubset = <I extends z.ZodType>({
+  id,
+  type,
+  name,
+  email,
+  phone,
+  createdAt,
+}: ReturnType<typeof contactShape<I, z.ZodType, z.ZodType>>) => ({
+  id,
+  type,
+  name,
+  email: email.unwrap().optional(),
+  phone: phone.unwrap().optional(),
+  createdAt,
+});
+
+/**
+ * An encoder, built on its first use: zod builds an object schema in about a millisecond, and every
+ * start would pay for kinds its first answers never serve.
+ */
+function encoder<S extends z.ZodType>(make: () => S): () => S {
+  let made: S | undefined;
+  return () => (made ??= make());
+}
+
+const contactWire = contactShape(WIRE);
 export const ContactJson = z
-  .strictObject({
-    id: z.string(),
-    type: z.enum(CONTACT_TYPES),
-    name: z.string(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    address: z.string().nullable(),
-    taxNumberTPS: z.string().nullable(),
-    taxNumberTVQ: z.string().nullable(),
-    createdAt: instant,
-    updatedAt: instant,
-  })
+  .strictObject(served(contactWire))
   .meta({ id: "Contact", description: "A contact (§2); unset optional fields are null." });
-
-/** §2 "the creation response carries a subset"; email and phone only when they were sent (spec-gaps #5). */
-export const ContactCreatedJson = z
-  .strictObject({
-    id: z.string(),
-    type: z.enum(CONTACT_TYPES),
-    name: z.string(),
-    email: z.string().optional(),
-    phone: z.string().optional(),
-    createdAt: instant,
-  })
-  .meta({
-    id: "ContactCreated",
-    description:
-      "§2's creation subset: id, type, name, createdAt, and email and phone only when they were sent.",
-  });
-
+export const ContactCreatedJson = z.strictObject(createdSubset(contactWire)).meta({
+  id: "ContactCreated",
+  description:
+    "§2's creation subset: id, type, name, createdAt, and email and phone only when they were sent.",
+});
 export const ProductJson = z
-  .strictObject({
-    id: z.string(),
-    sku: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    type: z.enum(PRODUCT_TYPES),
-    unitPrice: money,
-    taxable: z.boolean(),
-    createdAt: instant,
-    updatedAt: instant,
-  })
+  .strictObject(served(productShape(WIRE)))
   .meta({ id: "Product", description: "A product or service (§2); an unset description is null." });
-
-export const InvoiceJson = z
-  .strictObject({
-    id: z.string(),
-    invoiceNumber: z.string(),
-    date: midnight,
-    dueDate: midnight,
-    status: z.enum(INVOICE_STATUSES),
-    subtotal: money,
-    tps: money,
-    tvq: money,
-    total: money,
-    description: z.string(),
-    contact: z.strictObject({ id: z.string(), name: z.string(), email: z.string().nullable() }),
-    createdAt: instant,
-  })
-  .meta({
-    id: "Invoice",
-    description: "An invoice (§2), read-only; the contact's email is null when it has none.",
-  });
-
+export const InvoiceJson = z.strictObject(served(invoiceShape(WIRE))).meta({
+  id: "Invoice",
+  description: "An invoice (§2), read-only; the contact's email is null when it has none.",
+});
 export const ExpenseJson = z
-  .strictObject({
-    id: z.string(),
-    date: midnight,
-    status: z.enum(EXPENSE_STATUSES),
-    amount: money,
-    tps: money,
-    tvq: money,
-    total: money,
-    description: z.string(),
-    contact: z.strictObject({ id: z.string(), name: z.string() }),
-    account: z.strictObject({ id: z.string(), code: z.string(), name: z.string() }),
-    createdAt: instant,
-  })
+  .strictObject(served(expenseShape(WIRE)))
   .meta({ id: "Expense", description: "An expense (§2), read-only." });
+
+const ContactWire = encoder(() => z.object(served(contactShape(FROM_DOMAIN))));
+const ContactCreatedWire = encoder(() => z.object(createdSubset(contactShape(FROM_DOMAIN))));
+const ProductWire = encoder(() => z.object(served(productShape(FROM_DOMAIN))));
+const InvoiceWire = encoder(() => z.object(served(invoiceShape(FROM_DOMAIN))));
+const ExpenseWire = encoder(() => z.object(served(expenseShape(FROM_DOMAIN))));
 
 const isDetails = (v: unknown): v is ErrorDetails =>
   typeof v === "object" &&
@@ -158,19 +164,17 @@ const ERROR_SCHEMA_IDS: Record<ErrorCode, string> = {
  * §7's envelope for one code; the code decides the status (ERROR_STATUS). Only invalid_request
  * carries `details`, naming each offending field.
  */
-const errorJson = (code: ErrorCode) =>
-  z
+const errorJson = (code: ErrorCode) => {
+  const error = z.strictObject({ code: z.literal(code), message: z.string().min(1) });
+  return z
     .strictObject({
-      error: z.strictObject({
-        code: z.literal(code),
-        message: z.string().min(1),
-        ...(code === "invalid_request" ? { details: ErrorDetailsJson.optional() } : {}),
-      }),
+      error: code === "invalid_request" ? error.extend({ details: ErrorDetailsJson.optional() }) : error,
     })
     .meta({
       id: ERROR_SCHEMA_IDS[code],
       description: `§7's error envelope with code ${code} (HTTP ${ERROR_STATUS[code]}).`,
     });
+};
 
 export const ErrorJson: Record<ErrorCode, ReturnType<typeof errorJson>> = {
   invalid_request: errorJson("invalid_request"),
@@ -187,22 +191,8 @@ export type ProductJson = z.infer<typeof ProductJson>;
 export type InvoiceJson = z.infer<typeof InvoiceJson>;
 export type ExpenseJson = z.infer<typeof ExpenseJson>;
 
-/** §2: four decimals, from the decimal itself, never through a float. */
-const toMoney = (d: Decimal): string => d.toFixed(4);
-const toInstant = (d: Date): string => d.toISOString();
-
-export const toContact = (c: Contact): ContactJson => ({
-  id: c.id,
-  type: c.type,
-  name: c.name,
-  email: c.email,
-  phone: c.phone,
-  address: c.address,
-  taxNumberTPS: c.taxNumberTPS,
-  taxNumberTVQ: c.taxNumberTVQ,
-  createdAt: toInstant(c.createdAt),
-  updatedAt: toInstant(c.updatedAt),
-});
+/** A record as served: its domain values encoded, its fields those of its wire schema. */
+export const toContact = (c: Contact): ContactJson => z.encode(ContactWire(), c);
 
 /** Which of the optional fields echoed at creation were sent (§2's "subset", spec-gaps #5). */
 export interface SentContactFields {
@@ -210,53 +200,17 @@ export interface SentContactFields {
   phone?: string | undefined;
 }
 
-export const toContactCreated = (c: Contact, sent: SentContactFields): ContactCreatedJson => ({
-  id: c.id,
-  type: c.type,
-  name: c.name,
+export const toContactCreated = (c: Contact, sent: SentContactFields): ContactCreatedJson =>
   // Sent or not: JSON leaves out a field whose value is undefined.
-  email: sent.email,
-  phone: sent.phone,
-  createdAt: toInstant(c.createdAt),
-});
+  z.encode(ContactCreatedWire(), {
+    id: c.id,
+    type: c.type,
+    name: c.name,
+    email: sent.email,
+    phone: sent.phone,
+    createdAt: c.createdAt,
+  });
 
-export const toProduct = (p: Product): ProductJson => ({
-  id: p.id,
-  sku: p.sku,
-  name: p.name,
-  description: p.description,
-  type: p.type,
-  unitPrice: toMoney(p.unitPrice),
-  taxable: p.taxable,
-  createdAt: toInstant(p.createdAt),
-  updatedAt: toInstant(p.updatedAt),
-});
-
-export const toInvoice = (i: Invoice): InvoiceJson => ({
-  id: i.id,
-  invoiceNumber: i.invoiceNumber,
-  date: toInstant(i.date),
-  dueDate: toInstant(i.dueDate),
-  status: i.status,
-  subtotal: toMoney(i.subtotal),
-  tps: toMoney(i.tps),
-  tvq: toMoney(i.tvq),
-  total: toMoney(i.total),
-  description: i.description,
-  contact: { ...i.contact },
-  createdAt: toInstant(i.createdAt),
-});
-
-export const toExpense = (e: Expense): ExpenseJson => ({
-  id: e.id,
-  date: toInstant(e.date),
-  status: e.status,
-  amount: toMoney(e.amount),
-  tps: toMoney(e.tps),
-  tvq: toMoney(e.tvq),
-  total: toMoney(e.total),
-  description: e.description,
-  contact: { ...e.contact },
-  account: { ...e.account },
-  createdAt: toInstant(e.createdAt),
-});
+export const toProduct = (p: Product): ProductJson => z.encode(ProductWire(), p);
+export const toInvoice = (i: Invoice): InvoiceJson => z.encode(InvoiceWire(), i);
+export const toExpense = (e: Expense): ExpenseJson => z.encode(ExpenseWire(), e);

@@ -85,6 +85,11 @@ export class FaultRegistry {
     return { ...fault };
   }
 
+  /** How many faults are armed (some may have expired without being looked at yet). */
+  get size(): number {
+    return this.#faults.length;
+  }
+
   /** The faults that still hold at `now`. */
   list(now: Date): Fault[] {
     this.#expire(now);

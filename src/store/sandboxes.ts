@@ -4,7 +4,7 @@ import { SteerableClock } from "./clock.js";
 import type { FixtureSet } from "./fixtures/load.js";
 import { drawBase62 } from "./ids.js";
 import { ReferenceState, type Latency } from "./state.js";
-import { tokenDigest } from "./tokens.js";
+import { TokenForm, type TokenDigest } from "./tokens.js";
 import type { RateLimitOptions } from "./windows.js";
 
 /**
@@ -86,11 +86,11 @@ export class Sandboxes {
   /** Each sandbox's digests, to forget them when it ends. */
   readonly #digests = new WeakMap<Sandbox, string[]>();
   /** What a token of this reference looks like: anything else is the default state's to refuse. */
-  readonly #tokenForm: RegExp;
+  readonly #form: TokenForm;
 
   constructor(options: SandboxesOptions) {
     this.#options = options;
-    this.#tokenForm = new RegExp(`^${options.tokenPrefix}_[0-9A-Za-z]{32,}$`);
+    this.#form = new TokenForm(options.tokenPrefix);
     this.max = options.max ?? DEFAULT_MAX_SANDBOXES;
     this.idleMs = options.idleMs ?? DEFAULT_SANDBOX_IDLE_MS;
     this.#random = options.randomBytes ?? ((n) => randomBytes(n));
@@ -121,7 +121,7 @@ export class Sandboxes {
       latency: o.latency,
     });
     const sandbox = new Sandbox(id, state, organizations, now);
-    const digests = state.manifest.tokens.map((t) => tokenDigest(t.token));
+    const digests = state.manifest.tokens.flatMap((t) => this.#form.digest(t.token)?.hex ?? []);
     for (const digest of digests) this.#byDigest.set(digest, sandbox);
     this.#digests.set(sandbox, digests);
     this.#byId.set(id, sandbox);
@@ -161,18 +161,23 @@ export class Sandboxes {
   }
 
   /**
-   * The state of the sandbox whose token this is, marked as used; undefined for any other text (the
-   * default state's tokens, unknown or malformed ones), which the default state answers.
+   * The state of the sandbox whose token this is (a digest of `TokenForm.digest`), marked as used;
+   * undefined for any other (the default state's tokens, unknown ones), which the default state answers.
    */
-  stateForToken(token: string): ReferenceState | undefined {
-    if (this.#byId.size === 0 || !this.#tokenForm.test(token)) return undefined;
-    const digest = tokenDigest(token);
-    let sandbox = this.#byDigest.get(digest);
+  stateFor(digest: TokenDigest): ReferenceState | undefined {
+    if (this.#byId.size === 0) return undefined;
+    let sandbox = this.#byDigest.get(digest.hex);
     // A token made inside a sandbox after it was created (in process) is found by asking each one.
     if (sandbox === undefined) {
-      for (const s of this.#byId.values()) if (s.state.tokens.holds(digest)) sandbox = s;
+      for (const s of this.#byId.values()) if (s.state.tokens.holds(digest.hex)) sandbox = s;
     }
     return sandbox === undefined ? undefined : this.use(sandbox.id)?.state;
+  }
+
+  /** `stateFor` a token given in clear; undefined for text that cannot be a token of this reference. */
+  stateForToken(token: string): ReferenceState | undefined {
+    const digest = this.#form.digest(token);
+    return digest === undefined ? undefined : this.stateFor(digest);
   }
 
   /** When an idle sandbox ends, on the base clock. */

@@ -1,13 +1,15 @@
-import type {
-  Contact,
-  ContactType,
-  Expense,
-  ExpenseStatus,
-  Invoice,
-  InvoiceStatus,
-  LedgerAccount,
-  Organization,
-  Product,
+import {
+  stored,
+  type Contact,
+  type ContactType,
+  type Expense,
+  type ExpenseStatus,
+  type Invoice,
+  type InvoiceStatus,
+  type LedgerAccount,
+  type Organization,
+  type Product,
+  type Stored,
 } from "../model/records.js";
 import { OrderedIndex, type Keyed } from "./ordered-index.js";
 
@@ -22,9 +24,9 @@ export interface PageQuery {
  * field lists filter on, so that a filtered page is read as directly as an unfiltered one.
  */
 class Collection<T extends Keyed, Tag extends string> {
-  readonly #all: OrderedIndex<T>;
-  readonly #byTag = new Map<Tag, OrderedIndex<T>>();
-  readonly #byId = new Map<string, T>();
+  readonly #all: OrderedIndex<Stored<T>>;
+  readonly #byTag = new Map<Tag, OrderedIndex<Stored<T>>>();
+  readonly #byId = new Map<string, Stored<T>>();
   readonly #key: (item: T) => number;
   readonly #tie: (item: T) => number;
   readonly #tag: (item: T) => Tag;
@@ -33,24 +35,24 @@ class Collection<T extends Keyed, Tag extends string> {
     this.#key = key;
     this.#tie = tie;
     this.#tag = tag;
-    this.#all = new OrderedIndex(key, tie);
+    this.#all = new OrderedIndex<Stored<T>>(key, tie);
   }
 
   add(item: T): void {
     if (this.#byId.has(item.id)) throw new Error(`duplicate id ${item.id}`);
-    const frozen = Object.freeze(item);
+    const frozen = stored(item);
     this.#byId.set(item.id, frozen);
     this.#all.insert(frozen);
     const tag = this.#tag(frozen);
     let index = this.#byTag.get(tag);
     if (index === undefined) {
-      index = new OrderedIndex(this.#key, this.#tie);
+      index = new OrderedIndex<Stored<T>>(this.#key, this.#tie);
       this.#byTag.set(tag, index);
     }
     index.insert(frozen);
   }
 
-  get(id: string): T | undefined {
+  get(id: string): Stored<T> | undefined {
     return this.#byId.get(id);
   }
 
@@ -59,11 +61,11 @@ class Collection<T extends Keyed, Tag extends string> {
   }
 
   /** Every record, in the order they were added. */
-  all(): T[] {
+  all(): Stored<T>[] {
     return [...this.#byId.values()];
   }
 
-  page(query: PageQuery, tag?: Tag): T[] {
+  page(query: PageQuery, tag?: Tag): Stored<T>[] {
     const index = tag === undefined ? this.#all : this.#byTag.get(tag);
     return index === undefined ? [] : index.newestFirst(query.limit, query.before);
   }
@@ -160,13 +162,13 @@ export class Store {
       case "organization": {
         const organization = addition.data;
         if (this.#orgs.has(organization.id)) throw new Error(`duplicate organization ${organization.id}`);
-        this.#orgs.set(organization.id, new OrganizationData(Object.freeze(organization)));
+        this.#orgs.set(organization.id, new OrganizationData(stored(organization)));
         break;
       }
       case "account": {
         const org = this.#org(addition.data.organizationId);
         if (org.accounts.has(addition.data.id)) throw new Error(`duplicate account ${addition.data.id}`);
-        org.accounts.set(addition.data.id, Object.freeze(addition.data));
+        org.accounts.set(addition.data.id, stored(addition.data));
         break;
       }
       case "contact":
@@ -207,11 +209,14 @@ export class Store {
     return [...this.#orgs.values()].map((o) => o.organization);
   }
 
-  contact(organizationId: string, id: string): Contact | undefined {
+  contact(organizationId: string, id: string): Stored<Contact> | undefined {
     return this.#orgs.get(organizationId)?.contacts.get(id);
   }
 
-  listContacts(organizationId: string, query: PageQuery & { type?: ContactType | undefined }): Contact[] {
+  listContacts(
+    organizationId: string,
+    query: PageQuery & { type?: ContactType | undefined },
+  ): Stored<Contact>[] {
     return this.#org(organizationId).contacts.page(query, query.type);
   }
 
@@ -223,15 +228,21 @@ export class Store {
     return this.#orgs.get(organizationId)?.skus.get(sku);
   }
 
-  listProducts(organizationId: string, query: PageQuery): Product[] {
+  listProducts(organizationId: string, query: PageQuery): Stored<Product>[] {
     return this.#org(organizationId).products.page(query);
   }
 
-  listInvoices(organizationId: string, query: PageQuery & { status?: InvoiceStatus | undefined }): Invoice[] {
+  listInvoices(
+    organizationId: string,
+    query: PageQuery & { status?: InvoiceStatus | undefined },
+  ): Stored<Invoice>[] {
     return this.#org(organizationId).invoices.page(query, query.status);
   }
 
-  listExpenses(organizationId: string, query: PageQuery & { status?: ExpenseStatus | undefined }): Expense[] {
+  listExpenses(
+    organizationId: string,
+    query: PageQuery & { status?: ExpenseStatus | undefined },
+  ): Stored<Expense>[] {
     return this.#org(organizationId).expenses.page(query, query.status);
   }
 

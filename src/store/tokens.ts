@@ -1,7 +1,7 @@
 import { hash as hashOnce, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../model/clock.js";
 import { drawBase62 } from "./ids.js";
-import type { Scope } from "../model/records.js";
+import type { Scope, TokenData } from "../model/records.js";
 import {
   TokenError,
   checkExpiry,
@@ -24,36 +24,49 @@ import {
 export type TokenStatus = "Active" | "Expired" | "Revoked";
 
 /** What a usage view may show: never the secret, never the hash. */
-export interface TokenView {
-  id: string;
-  name: string;
-  organizationId: string;
-  /** Sorted in SCOPES order, no duplicates. */
-  scopes: Scope[];
-  createdAt: Date;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  requestCount: number;
+export type TokenView = Omit<TokenData, "hash"> & {
   /** Computed at the clock's now. */
   status: TokenStatus;
-  /** prefix + "_…" + the last 4 chars: enough to recognise a token, far too little to guess it. */
-  hint: string;
+};
+
+/**
+ * What a request presenting a token acts as: the parts of a token that never change while it lives.
+ * Made once per token and frozen, so that looking a token up on every request builds nothing.
+ */
+export interface TokenIdentity {
+  readonly id: string;
+  readonly name: string;
+  readonly organizationId: string;
+  /** Sorted in SCOPES order, no duplicates. */
+  readonly scopes: readonly Scope[];
 }
+
+/**
+ * A token presented in clear that has this server's form, hashed: what a request's token is looked
+ * up by, in the registries of the default state and of every sandbox alike, without hashing again.
+ */
+export interface TokenDigest {
+  readonly hash: Buffer;
+  /** Hex of `hash`: the key the registries and the sandboxes find a token by. */
+  readonly hex: string;
+}
+
+/**
+ * What `find` finds for a digest: an active token, or why it cannot be used; `token` then names a
+ * known token that is revoked or expired (such a request is still that token's: rate limit, journal).
+ */
+export type Found =
+  | { readonly ok: true; readonly token: TokenIdentity }
+  | {
+      readonly ok: false;
+      readonly reason: "unknown" | "revoked" | "expired";
+      readonly token?: TokenIdentity;
+    };
 
 /** What `lookup` finds for a token given in clear; `tokenId` names a known token that is unusable. */
 export type Lookup =
   | { ok: true; token: TokenView }
   | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired"; tokenId?: string };
-
-/**
- * A token's whole record as persistence keeps it: the SHA-256 of the token in hex, never the token.
- * What `export` gives and `restore` takes.
- */
-export type TokenData = Omit<TokenView, "status"> & {
-  /** Hex of the SHA-256 of the token. */
-  hash: string;
-};
 
 /**
  * What the registry tells its observer: a token created or revoked (`stored`, the whole record), or
@@ -81,6 +94,34 @@ const MAX_DRAWS = 8;
 
 const PREFIX_RE = /^[A-Za-z][A-Za-z0-9]*$/;
 
+/** The form of a server's tokens: its prefix, an underscore, then 32 or more base62 characters. */
+export class TokenForm {
+  readonly prefix: string;
+  readonly #re: RegExp;
+
+  constructor(prefix: string) {
+    if (typeof prefix !== "string" || !PREFIX_RE.test(prefix)) {
+      throw invalid("prefix", "prefix must be a letter followed by letters or digits");
+    }
+    this.prefix = prefix;
+    this.#re = new RegExp(`^${prefix}_[0-9A-Za-z]{${MIN_SECRET_LENGTH},}$`);
+  }
+
+  /** Whether `token` has this form. */
+  test(token: string): boolean {
+    return this.#re.test(token);
+  }
+
+  /** The digest of `token`, or undefined when it cannot be a token of this form: checked once, hashed once. */
+  digest(token: string): TokenDigest | undefined {
+    if (!this.#re.test(token)) return undefined;
+    const hash = sha256(token);
+    return { hash, hex: hash.toString("hex") };
+  }
+}
+
+const UNKNOWN: Found = Object.freeze({ ok: false, reason: "unknown" });
+
 /** The record behind a view. `hash` is the only trace of the secret besides the 4-char hint. */
 interface TokenRecord {
   readonly id: string;
@@ -94,15 +135,46 @@ interface TokenRecord {
   requestCount: number;
   readonly hash: Buffer;
   readonly hint: string;
+  /**
+   * The unchanging part, and what `find` answers while the token is active: made once, frozen, where
+   * every request used to build a view of its token (six objects, DECISIONS.md, "The request path
+   * (issue #28)").
+   */
+  readonly identity: TokenIdentity;
+  readonly active: Found;
+}
+
+/** The record of a token, its identity and `find`'s answer for it made once. */
+function recordOf(
+  fields: Omit<TokenRecord, "identity" | "active" | "scopes"> & { scopes: readonly Scope[] },
+): TokenRecord {
+  const identity: TokenIdentity = Object.freeze({
+    id: fields.id,
+    name: fields.name,
+    organizationId: fields.organizationId,
+    scopes: Object.freeze([...fields.scopes]),
+  });
+  return {
+    id: fields.id,
+    name: fields.name,
+    organizationId: fields.organizationId,
+    scopes: identity.scopes,
+    createdAt: fields.createdAt,
+    expiresAt: fields.expiresAt,
+    revokedAt: fields.revokedAt,
+    lastUsedAt: fields.lastUsedAt,
+    requestCount: fields.requestCount,
+    hash: fields.hash,
+    hint: fields.hint,
+    identity,
+    active: Object.freeze({ ok: true, token: identity }),
+  };
 }
 
 /** One-shot `crypto.hash` (Node 20.12+): every API request hashes its token, and it skips a Hash object. */
 function sha256(token: string): Buffer {
   return hashOnce("sha256", token, "buffer");
 }
-
-/** The hex SHA-256 a registry keeps of a token: which registry (which sandbox) issued it. */
-export const tokenDigest = (token: string): string => hashOnce("sha256", token, "hex");
 
 function toDate(ms: number | null): Date | null {
   return ms === null ? null : new Date(ms);
@@ -124,11 +196,7 @@ function common(record: TokenRecord) {
 }
 
 function toData(record: TokenRecord): TokenData {
-  return {
-    ...common(record),
-    hash: record.hash.toString("hex"),
-    hint: record.hint,
-  };
+  return Object.assign(common(record), { hash: record.hash.toString("hex"), hint: record.hint });
 }
 
 export class TokenRegistry {
@@ -138,17 +206,15 @@ export class TokenRegistry {
   readonly #byId = new Map<string, TokenRecord>();
   /** Keyed by the hex of the hash; the match is then confirmed in constant time. */
   readonly #byHash = new Map<string, TokenRecord>();
-  readonly #tokenRe: RegExp;
   readonly #onChange: (change: TokenChange) => void;
+  /** The form of this registry's tokens: a request's token is checked and hashed with it once. */
+  readonly form: TokenForm;
 
   constructor(options: TokenRegistryOptions) {
-    if (typeof options.prefix !== "string" || !PREFIX_RE.test(options.prefix)) {
-      throw invalid("prefix", "prefix must be a letter followed by letters or digits");
-    }
+    this.form = new TokenForm(options.prefix);
     this.#prefix = options.prefix;
     this.#clock = options.clock;
     this.#randomBytes = options.randomBytes ?? ((n) => cryptoRandomBytes(n));
-    this.#tokenRe = new RegExp(`^${options.prefix}_[0-9A-Za-z]{${MIN_SECRET_LENGTH},}$`);
     this.#onChange = options.onChange ?? (() => {});
   }
 
@@ -156,14 +222,9 @@ export class TokenRegistry {
     return this.#prefix;
   }
 
-  /** Whether `token` has this registry's form (its prefix, then 32 or more base62 characters). */
-  isWellFormed(token: string): boolean {
-    return this.#tokenRe.test(token);
-  }
-
-  /** Whether this registry holds the token of this `tokenDigest`, whatever its state. */
-  holds(digest: string): boolean {
-    return this.#byHash.has(digest);
+  /** Whether this registry holds the token of this digest (hex), whatever its state. */
+  holds(hex: string): boolean {
+    return this.#byHash.has(hex);
   }
 
   create(input: {
@@ -206,7 +267,7 @@ export class TokenRegistry {
     id?: string | undefined;
   }): TokenView {
     const now = this.#clock.now().getTime();
-    if (typeof input.token !== "string" || !this.#tokenRe.test(input.token)) {
+    if (typeof input.token !== "string" || !this.form.test(input.token)) {
       throw invalid(
         "token",
         `token must be "${this.#prefix}_" followed by at least ${MIN_SECRET_LENGTH} base62 characters`,
@@ -276,20 +337,39 @@ export class TokenRegistry {
   }
 
   /**
-   * Finds the token presented in clear. Never counts a use: the caller does, once it has decided to.
-   * Text that cannot be one of this registry's tokens (another prefix, too short, other characters)
-   * is `malformed`, told apart from a well-formed token nobody issued (`unknown`).
+   * Finds the token of a digest (`form.digest`): what every API request does, so an active token's
+   * answer is made once per token, not per request. Never counts a use: the caller does, once it has
+   * decided to.
+   */
+  find(digest: TokenDigest): Found {
+    const record = this.#byHash.get(digest.hex);
+    // The Map lookup only narrows the candidate; equality is confirmed without an early exit (spec-gaps #2).
+    if (record === undefined || !timingSafeEqual(record.hash, digest.hash)) return UNKNOWN;
+    const status = statusOf(record, this.#clock.now().getTime());
+    if (status === "Revoked") return { ok: false, reason: "revoked", token: record.identity };
+    if (status === "Expired") return { ok: false, reason: "expired", token: record.identity };
+    return record.active;
+  }
+
+  /**
+   * Finds the token presented in clear, as a view. Text that cannot be one of this registry's tokens
+   * (another prefix, too short, other characters) is `malformed`, told apart from a well-formed token
+   * nobody issued (`unknown`).
    */
   lookup(token: string): Lookup {
-    if (!this.#tokenRe.test(token)) return { ok: false, reason: "malformed" };
-    const hash = sha256(token);
-    const record = this.#byHash.get(hash.toString("hex"));
-    // The Map lookup only narrows the candidate; equality is confirmed without an early exit (spec-gaps #2).
-    if (record === undefined || !timingSafeEqual(record.hash, hash)) return { ok: false, reason: "unknown" };
-    const view = this.#view(record, this.#clock.now().getTime());
-    if (view.status === "Revoked") return { ok: false, reason: "revoked", tokenId: record.id };
-    if (view.status === "Expired") return { ok: false, reason: "expired", tokenId: record.id };
-    return { ok: true, token: view };
+    const digest = this.form.digest(token);
+    if (digest === undefined) return { ok: false, reason: "malformed" };
+    const found = this.find(digest);
+    if (found.ok)
+      return { ok: true, token: this.#view(this.#require(found.token.id), this.#clock.now().getTime()) };
+    return found.token === undefined
+      ? { ok: false, reason: found.reason }
+      : { ok: false, reason: found.reason, tokenId: found.token.id };
+  }
+
+  /** The unchanging part of a token (its label, organization and scopes), by id. */
+  identity(id: string): TokenIdentity | undefined {
+    return this.#byId.get(id)?.identity;
   }
 
   /**
@@ -328,7 +408,7 @@ export class TokenRegistry {
     if (other !== undefined && other.id !== data.id) {
       throw invalid("hash", `token ${data.id} has the hash of token ${other.id}`);
     }
-    const record: TokenRecord = {
+    const record = recordOf({
       id: data.id,
       name: checkName(data.name),
       organizationId: checkOrganizationId(data.organizationId),
@@ -340,7 +420,7 @@ export class TokenRegistry {
       requestCount: data.requestCount,
       hash: Buffer.from(data.hash, "hex"),
       hint: data.hint,
-    };
+    });
     this.#byId.set(record.id, record);
     this.#byHash.set(data.hash, record);
   }
@@ -366,28 +446,32 @@ export class TokenRegistry {
     hash: Buffer,
     id: string = this.#newId(),
   ): TokenRecord {
-    const record: TokenRecord = {
-      ...fields,
+    const record = recordOf({
       id,
+      organizationId: fields.organizationId,
+      name: fields.name,
+      scopes: fields.scopes,
+      createdAt: fields.createdAt,
+      expiresAt: fields.expiresAt,
+      revokedAt: fields.revokedAt,
       lastUsedAt: null,
       requestCount: 0,
       hash,
       hint: `${this.#prefix}_…${token.slice(-HINT_TAIL)}`,
-    };
+    });
     this.#byId.set(record.id, record);
     this.#byHash.set(hash.toString("hex"), record);
     return record;
   }
 
   #view(record: TokenRecord, now: number): TokenView {
-    // A literal and Object.assign, not a spread: every request builds a view (DECISIONS.md, "Performance").
-    // Revoked wins over Expired: revocation is a deliberate act, expiry only the passing of time.
-    const status: TokenStatus =
-      record.revokedAt !== null
-        ? "Revoked"
-        : record.expiresAt !== null && record.expiresAt <= now
-          ? "Expired"
-          : "Active";
-    return Object.assign(common(record), { status, hint: record.hint });
+    return Object.assign(common(record), { status: statusOf(record, now), hint: record.hint });
   }
+}
+
+/** Revoked wins over Expired: revocation is a deliberate act, expiry only the passing of time. */
+function statusOf(record: TokenRecord, now: number): TokenStatus {
+  if (record.revokedAt !== null) return "Revoked";
+  if (record.expiresAt !== null && record.expiresAt <= now) return "Expired";
+  return "Active";
 }

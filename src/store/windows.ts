@@ -30,11 +30,6 @@ class HitLog {
     this.#times.push(at);
   }
 
-  /** Forgets the newest instant (express-rate-limit's `decrement`). */
-  pop(): void {
-    if (this.size > 0) this.#times.pop();
-  }
-
   /** Skips every instant at or before `cutoff`. */
   dropUntil(cutoff: number): void {
     while (this.#start < this.#times.length && (this.#times[this.#start] as number) <= cutoff)
@@ -51,9 +46,9 @@ class HitLog {
 
 /**
  * A rolling window (spec-gaps #21): at any instant, at most `limit` requests were accepted in the
- * last `windowMs`. express-rate-limit's own memory store resets at fixed instants, which lets a
- * client make twice the limit across a boundary; §8 promises no such burst. Only accepted requests
- * are logged, so memory per key stays within `limit` entries however hard a client pushes.
+ * last `windowMs`. A fixed window (express-rate-limit's memory store) resets at fixed instants, which
+ * lets a client make twice the limit across a boundary; §8 promises no such burst. Only accepted
+ * requests are logged, so memory per key stays within `limit` entries however hard a client pushes.
  */
 export class RollingWindows {
   readonly #hits = new Map<string, HitLog>();
@@ -68,8 +63,13 @@ export class RollingWindows {
     this.#clock = clock;
   }
 
-  get options(): RateLimitOptions {
-    return { limit: this.#limit, windowMs: this.#windowMs };
+  /** Requests allowed per window. */
+  get limit(): number {
+    return this.#limit;
+  }
+
+  get windowMs(): number {
+    return this.#windowMs;
   }
 
   /** Counts one request of `key` if the window has room; `totalHits` past `limit` means refused. */
@@ -95,10 +95,6 @@ export class RollingWindows {
     const log = this.#hits.get(key);
     log?.dropUntil(now - this.#windowMs);
     return { used: log?.size ?? 0, resetTime: new Date((log?.oldest ?? now) + this.#windowMs) };
-  }
-
-  decrement(key: string): void {
-    this.#hits.get(key)?.pop();
   }
 
   resetKey(key: string): void {

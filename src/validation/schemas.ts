@@ -1,6 +1,12 @@
 import { Decimal } from "decimal.js";
 import { z } from "zod";
-import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../model/records.js";
+import {
+  CONTACT_TYPES,
+  EXPENSE_STATUSES,
+  INVOICE_STATUSES,
+  PRODUCT_TYPES,
+  TEXT_LIMITS,
+} from "../model/records.js";
 import { renderedAs } from "../serialization/json-schema.js";
 import type {
   ContactCreateInput,
@@ -28,13 +34,13 @@ import {
  */
 
 export const LIMITS = {
-  contactName: 200,
-  contactPhone: 50,
-  contactAddress: 500,
-  contactTaxNumber: 50,
-  productSku: 100,
-  productName: 200,
-  productDescription: 2000,
+  contactName: TEXT_LIMITS.contact.name,
+  contactPhone: TEXT_LIMITS.contact.phone,
+  contactAddress: TEXT_LIMITS.contact.address,
+  contactTaxNumber: TEXT_LIMITS.contact.taxNumber,
+  productSku: TEXT_LIMITS.product.sku,
+  productName: TEXT_LIMITS.product.name,
+  productDescription: TEXT_LIMITS.product.description,
   /** The largest unitPrice accepted (spec-gaps #19): 16 significant digits at most, all kept exactly. */
   unitPriceMax: new Decimal("999999999999.9999"),
   unitPriceDecimals: 4,

@@ -5,7 +5,7 @@ import { jsonTypeOf } from "./json.js";
 /** Where a request's input comes from: its body, its query string, or its path's parameters. */
 export type Source = "body" | "query" | "path";
 
-/** The parse options of each source, made once, not per parse (DECISIONS.md, "Performance"). */
+/** The parse options of each source, made once, not per parse (DECISIONS.md, "Performance (issue #11)", "Memory under load"). */
 const PARSE_OPTIONS = {
   body: { error: (issue: RawIssue) => messageFor(issue, "body") },
   query: { error: (issue: RawIssue) => messageFor(issue, "query") },

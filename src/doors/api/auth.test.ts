@@ -108,6 +108,31 @@ describe("token states (§5.6, §3)", () => {
     expect(res.headers["www-authenticate"]).toMatch(/^Bearer\b/);
   });
 
+  it.each([
+    { token: () => `xyz_${full().slice("acct_".length)}`, what: "another prefix" },
+    { token: () => `ACCT_${full().slice("acct_".length)}`, what: "the prefix in another case" },
+    { token: () => full().slice(0, "acct_".length + 31), what: "31 characters after the prefix" },
+    { token: () => `${full().slice(0, -1)}-`, what: "a character outside base62" },
+  ])(
+    "calls a well-formed header whose token has $what an invalid token, not a malformed header",
+    async ({ token }) => {
+      const res = await get({ Authorization: `Bearer ${token()}` });
+      expectError(res, 401, "unauthorized");
+      expect(res.body.error.message).toBe("Invalid token");
+      expect(res.headers["www-authenticate"]).toBe('Bearer error="invalid_token"');
+    },
+  );
+
+  it.each([
+    { header: () => `Token ${full()}`, what: "another scheme" },
+    { header: () => `Bearer  ${full()}`, what: "two spaces" },
+    { header: () => "Bearer", what: "no token" },
+  ])("calls a header that is not Bearer <token> ($what) malformed", async ({ header }) => {
+    const res = await get({ Authorization: header() });
+    expectError(res, 401, "unauthorized");
+    expect(res.body.error.message).toBe("Malformed Authorization header: expected Bearer <token>");
+  });
+
   it.each(["bearer", "BEARER", "bEaReR"])("accepts the scheme written %s (RFC 9110)", async (scheme) => {
     const res = await request(ref.app)
       .get(CONTACTS)

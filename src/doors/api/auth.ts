@@ -1,36 +1,8 @@
-import { ipKeyGenerator } from "express-rate-limit";
-import {
-  admit,
-  hasScope,
-  present,
-  presentedTokenId,
-  type Principal,
-  type Unusable,
-} from "../../auth/authenticate.js";
-import { headerCount, headerValues } from "../../http/headers.js";
+import type { Response } from "express";
+import { admit, hasScope, type Principal, type Unusable } from "../../auth/authenticate.js";
 import { ApiError } from "../../model/errors.js";
 import type { Scope } from "../../model/records.js";
-import type { RequestHandler, Response } from "express";
-import { apiContext } from "./context.js";
-
-/**
- * What the request's credentials come to, before the rate limit runs: the limit counts per token (per
- * client address without a known one, spec-gaps #21). Every request presenting an active token counts
- * towards its usage, whatever its outcome (spec-gaps #28), so its use is recorded here, first.
- */
-export const identify: RequestHandler = (req, res, next) => {
-  const ctx = apiContext(res);
-  // Node keeps the first of several Authorization headers in `req.headers`; the raw ones count them.
-  const repeated = headerCount(req, "authorization") > 1;
-  const single = req.headers.authorization;
-  const values = repeated ? headerValues(req, "authorization") : single === undefined ? [] : [single];
-  const presented = present(ctx.state.tokens, values);
-  if (presented.ok) ctx.state.tokens.recordUse(presented.token.id);
-  const tokenId = presentedTokenId(presented);
-  ctx.presented = presented;
-  ctx.rateLimitKey = tokenId === undefined ? `ip:${ipKeyGenerator(req.ip ?? "")}` : `token:${tokenId}`;
-  next();
-};
+import type { Credentials } from "./credentials.js";
 
 const UNAUTHORIZED: Record<Unusable, string> = {
   missing: "Missing bearer token: send the header Authorization: Bearer <token>",
@@ -54,39 +26,21 @@ const WWW_AUTHENTICATE: Record<Unusable, string> = {
   repeated: 'Bearer error="invalid_request"',
 };
 
-const refuse = (res: Response, reason: Unusable): ApiError => {
-  res.setHeader("WWW-Authenticate", WWW_AUTHENTICATE[reason]);
-  return new ApiError("unauthorized", UNAUTHORIZED[reason]);
-};
-
-/** The token (401), then the organization's plan (403): both before routing (spec-gaps #26). */
-export const authenticate: RequestHandler = (_req, res, next) => {
-  const ctx = apiContext(res);
-  const admission = admit(ctx.presented, ctx.state.store);
-  if (admission.ok) {
-    ctx.principal = admission.principal;
-    next();
-  } else if (admission.status === 401) {
-    next(refuse(res, admission.reason));
-  } else {
-    next(new ApiError("forbidden", "The organization's plan does not include API access"));
-  }
-};
-
 /**
- * Who a routed request acts for. The routes come after `authenticate`; a request that reached one
- * without being admitted is refused as unauthenticated, so a route never serves an unknown caller.
+ * The token (401), then the organization's plan (403): both before routing (spec-gaps #26). Who the
+ * request acts for, or the refusal thrown.
  */
-export function principalOf(res: Response): Principal {
-  const { principal } = apiContext(res);
-  if (principal === undefined) throw refuse(res, "missing");
-  return principal;
+export function admitted(who: Credentials, res: Response): Principal {
+  const admission = admit(who.presented, who.state.store);
+  if (admission.ok) return admission.principal;
+  if (admission.status === 401) {
+    res.setHeader("WWW-Authenticate", WWW_AUTHENTICATE[admission.reason]);
+    throw new ApiError("unauthorized", UNAUTHORIZED[admission.reason]);
+  }
+  throw new ApiError("forbidden", "The organization's plan does not include API access");
 }
 
 /** §5.6: a valid token without the endpoint's scope is 403. */
-export const requireScope =
-  (scope: Scope): RequestHandler =>
-  (_req, res, next) => {
-    if (hasScope(principalOf(res), scope)) next();
-    else next(new ApiError("forbidden", `This token lacks the scope ${scope}`));
-  };
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!hasScope(principal, scope)) throw new ApiError("forbidden", `This token lacks the scope ${scope}`);
+}

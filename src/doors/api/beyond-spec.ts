@@ -1,6 +1,5 @@
-import type { NextFunction, Response } from "express";
 import type { BeyondSpec } from "../../store/faults.js";
-import { apiContext } from "./context.js";
+import type { Exchange } from "./exchange.js";
 
 /**
  * The failures beyond the spec that a fault may inject (src/store/faults.ts): what a gateway, a proxy
@@ -33,40 +32,16 @@ const PAGES: Record<Exclude<BeyondSpec, "truncated_body">, { status: number; htm
   },
 };
 
-/** Answers the request as the failure `kind`, or lets it go on to be cut short on its way out. */
-export function failBeyondSpec(kind: BeyondSpec, res: Response, next: NextFunction): void {
+/**
+ * Answers the request as the failure `kind` (true), or marks its answer to be cut short on its way
+ * out and lets it go on (false): what a client sees when a proxy or the network drops it midway.
+ */
+export function failBeyondSpec(kind: BeyondSpec, exchange: Exchange): boolean {
   if (kind === "truncated_body") {
-    cutShort(res);
-    next();
-    return;
+    exchange.cutShort();
+    return false;
   }
   const { status, html } = PAGES[kind];
-  const bytes = Buffer.from(html, "utf8");
-  res.statusCode = status;
-  res.setHeader("Content-Type", "text/html");
-  res.setHeader("Content-Length", bytes.length);
-  res.end(bytes);
-}
-
-/**
- * The answer goes out with its status, its headers and the length of its whole body, then only the
- * first half of the body before the connection closes: what a client sees when a proxy or the
- * network drops it midway.
- */
-function cutShort(res: Response): void {
-  const end = (chunk?: unknown): Response => {
-    const bytes =
-      typeof chunk === "string"
-        ? Buffer.from(chunk, "utf8")
-        : Buffer.isBuffer(chunk)
-          ? chunk
-          : Buffer.alloc(0);
-    if (!res.headersSent) res.setHeader("Content-Length", bytes.length);
-    const half = bytes.subarray(0, Math.floor(bytes.length / 2));
-    apiContext(res).responseBody = half;
-    res.write(half, () => res.socket?.destroy());
-    return res;
-  };
-  // Own property over the prototype's `end`: only this response is cut.
-  Object.defineProperty(res, "end", { value: end, configurable: true, writable: true });
+  exchange.send(status, "text/html", Buffer.from(html, "utf8"));
+  return true;
 }

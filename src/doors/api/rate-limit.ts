@@ -1,74 +1,26 @@
-import { rateLimit, type Store as RateLimitStore } from "express-rate-limit";
-import type { RequestHandler, Response } from "express";
+import type { Response } from "express";
 import { ApiError } from "../../model/errors.js";
-import type { ReferenceState } from "../../store/state.js";
-import type { RollingWindows } from "../../store/windows.js";
-import { apiContext } from "./context.js";
+import type { Credentials } from "./credentials.js";
 
 /**
- * §8: beyond the limit, 429 rate_limited. express-rate-limit counts, in the state's rolling windows
+ * §8: beyond the limit, 429 rate_limited. The request is counted against its key (its token, or its
+ * client's address without a known one, spec-gaps #21) in the state's rolling windows
  * (src/store/windows.ts); the headers (`RateLimit`/`RateLimit-Policy` of the IETF draft, `Retry-After`
- * on 429) are written here from the state's clock, because the library reads the process clock for
- * them, and a client told to wait N seconds must be served once N seconds have passed on the server's
- * clock. Each state counts with its own limiter.
+ * on 429) are written from the state's clock, so that a client told to wait N seconds is served once
+ * N seconds have passed on the server's clock. Every counted answer carries them, refusals included.
  */
-export function rateLimitStep(): RequestHandler {
-  const limiters = new WeakMap<ReferenceState, RequestHandler>();
-  return (req, res, next) => {
-    const { state } = apiContext(res);
-    let limiter = limiters.get(state);
-    if (limiter === undefined) {
-      limiter = limiterOf(state);
-      limiters.set(state, limiter);
-    }
-    limiter(req, res, next);
-  };
-}
-
-function limiterOf(state: ReferenceState): RequestHandler {
+export function rateLimit(who: Credentials, res: Response): void {
+  const { state, rateLimitKey } = who;
   const windows = state.rateLimits;
-  const { limit, windowMs } = windows.options;
-  const windowSeconds = Math.ceil(windowMs / 1000);
-  const secondsUntil = (at: Date) =>
-    Math.max(0, Math.ceil((at.getTime() - state.clock.now().getTime()) / 1000));
-  const setHeaders = (res: Response): number => {
-    const { rateLimitKey } = apiContext(res);
-    const { used, resetTime } = windows.peek(rateLimitKey);
-    // The policy is named after what was counted: the token, or the address without a known token.
-    const policy = rateLimitKey.startsWith("token:") ? "per-token" : "per-address";
-    const untilReset = secondsUntil(resetTime);
-    res.setHeader("RateLimit-Policy", `"${policy}"; q=${limit}; w=${windowSeconds}`);
-    res.setHeader("RateLimit", `"${policy}"; r=${Math.max(0, limit - used)}; t=${untilReset}`);
-    return untilReset;
-  };
-  const limiter = rateLimit({
-    windowMs,
-    limit,
-    store: storeOver(windows),
-    standardHeaders: false,
-    legacyHeaders: false,
-    // Made on a state's first request (a sandbox is born after the app), on purpose; and each state's
-    // store is its own, which the library would otherwise check by keeping every store it has seen
-    // (a deleted sandbox's windows with them).
-    validate: { creationStack: false, unsharedStore: false },
-    keyGenerator: (_req, res) => apiContext(res).rateLimitKey,
-    handler: (_req, res, next) => {
-      res.setHeader("Retry-After", String(Math.max(1, setHeaders(res))));
-      next(new ApiError("rate_limited", `More than ${limit} requests in the rate-limit window`));
-    },
-  });
-  return (req, res, next) => {
-    void limiter(req, res, (err?: unknown) => {
-      if (err === undefined) setHeaders(res);
-      next(err);
-    });
-  };
+  const { limit, windowMs } = windows;
+  const { totalHits, resetTime } = windows.increment(rateLimitKey);
+  const untilReset = Math.max(0, Math.ceil((resetTime.getTime() - state.clock.now().getTime()) / 1000));
+  // The policy is named after what was counted: the token, or the address without a known token.
+  const policy = rateLimitKey.startsWith("token:") ? "per-token" : "per-address";
+  res.setHeader("RateLimit-Policy", `"${policy}"; q=${limit}; w=${Math.ceil(windowMs / 1000)}`);
+  res.setHeader("RateLimit", `"${policy}"; r=${Math.max(0, limit - totalHits)}; t=${untilReset}`);
+  if (totalHits > limit) {
+    res.setHeader("Retry-After", String(Math.max(1, untilReset)));
+    throw new ApiError("rate_limited", `More than ${limit} requests in the rate-limit window`);
+  }
 }
-
-/** express-rate-limit's view of the state's windows. */
-const storeOver = (windows: RollingWindows): RateLimitStore => ({
-  increment: (key) => windows.increment(key),
-  decrement: (key) => windows.decrement(key),
-  resetKey: (key) => windows.resetKey(key),
-  resetAll: () => windows.resetAll(),
-});

@@ -2,12 +2,13 @@ import { crc32 } from "node:zlib";
 import { Decimal } from "decimal.js";
 import { z } from "zod";
 import {
-  CONTACT_TYPES,
-  EXPENSE_STATUSES,
-  INVOICE_STATUSES,
-  PLANS,
-  PRODUCT_TYPES,
-  SCOPES,
+  accountShape,
+  contactShape,
+  expenseShape,
+  invoiceShape,
+  organizationShape,
+  productShape,
+  tokenShape,
 } from "../../model/records.js";
 
 /**
@@ -54,82 +55,28 @@ const id = z.string().min(1);
 
 // --- records ---------------------------------------------------------------------------------------
 
-export const OrganizationData = z.strictObject({ id, name: z.string(), plan: z.enum(PLANS) });
+/**
+ * How the folder writes each kind of value: plain strings, instants and money through the codecs
+ * above. The records' shapes are the model's (src/model/records.ts); nothing is typed twice.
+ */
+const DISK = {
+  id: () => id,
+  ref: () => id,
+  text: () => z.string(),
+  email: z.string(),
+  instant,
+  day: instant,
+  money: decimal,
+};
 
-export const AccountData = z.strictObject({ id, organizationId: id, code: z.string(), name: z.string() });
-
-export const ContactData = z.strictObject({
-  id,
-  organizationId: id,
-  type: z.enum(CONTACT_TYPES),
-  name: z.string(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  address: z.string().nullable(),
-  taxNumberTPS: z.string().nullable(),
-  taxNumberTVQ: z.string().nullable(),
-  createdAt: instant,
-  updatedAt: instant,
-});
-
-export const ProductData = z.strictObject({
-  id,
-  organizationId: id,
-  sku: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  type: z.enum(PRODUCT_TYPES),
-  unitPrice: decimal,
-  taxable: z.boolean(),
-  createdAt: instant,
-  updatedAt: instant,
-});
-
-export const InvoiceData = z.strictObject({
-  id,
-  organizationId: id,
-  invoiceNumber: z.string(),
-  date: instant,
-  dueDate: instant,
-  status: z.enum(INVOICE_STATUSES),
-  subtotal: decimal,
-  tps: decimal,
-  tvq: decimal,
-  total: decimal,
-  description: z.string(),
-  contact: z.strictObject({ id, name: z.string(), email: z.string().nullable() }),
-  createdAt: instant,
-});
-
-export const ExpenseData = z.strictObject({
-  id,
-  organizationId: id,
-  date: instant,
-  status: z.enum(EXPENSE_STATUSES),
-  amount: decimal,
-  tps: decimal,
-  tvq: decimal,
-  total: decimal,
-  description: z.string(),
-  contact: z.strictObject({ id, name: z.string() }),
-  account: z.strictObject({ id, code: z.string(), name: z.string() }),
-  createdAt: instant,
-});
-
+export const OrganizationData = z.strictObject(organizationShape(DISK));
+export const AccountData = z.strictObject(accountShape(DISK));
+export const ContactData = z.strictObject(contactShape(DISK));
+export const ProductData = z.strictObject(productShape(DISK));
+export const InvoiceData = z.strictObject(invoiceShape(DISK));
+export const ExpenseData = z.strictObject(expenseShape(DISK));
 /** A token as the registry keeps it: its SHA-256 in hex, never the token in clear. */
-export const TokenData = z.strictObject({
-  id,
-  name: z.string(),
-  organizationId: id,
-  scopes: z.array(z.enum(SCOPES)),
-  createdAt: instant,
-  expiresAt: instant.nullable(),
-  revokedAt: instant.nullable(),
-  lastUsedAt: instant.nullable(),
-  requestCount: z.int().nonnegative(),
-  hash: z.string().regex(/^[0-9a-f]{64}$/, "expected a SHA-256 in hex"),
-  hint: z.string(),
-});
+export const TokenData = z.strictObject(tokenShape(DISK));
 
 /**
  * A clock moved through the control surface: running at an offset from the clock it follows, or

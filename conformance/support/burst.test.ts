@@ -61,7 +61,10 @@ interface Target {
 }
 
 /** A context whose target answers list reads through `limiter`, per token (or one key: `shared`). */
-function target(limiter: Limiter, options: { headers?: boolean; shared?: boolean } = {}): Target {
+function target(
+  limiter: Limiter,
+  options: { headers?: boolean; shared?: boolean; msPerRequest?: number } = {},
+): Target {
   const manifest = testManifest();
   const history: HttpExchange[] = [];
   const sent: HttpRequest[] = [];
@@ -76,6 +79,7 @@ function target(limiter: Limiter, options: { headers?: boolean; shared?: boolean
         : auth !== null && auth !== undefined && !("header" in auth)
           ? auth.label
           : "anonymous";
+    now += options.msPerRequest ?? 0;
     const served = limiter.take(key, now);
     const remaining = options.headers === true ? limiter.remaining?.(key, now) : undefined;
     const ex: HttpExchange = {
@@ -182,6 +186,20 @@ describe("the exact burst", () => {
     expect(burst).toMatchObject({ verdict: "exact", debt: 30 });
     expect(burst.judged.served).toBe(70);
     expect(t.waits).toEqual([]);
+  });
+
+  it("waits a moment, not a window, when the run's earlier requests would leave a sliding window during the burst", async () => {
+    // Each request takes 5 ms: the 30 sent a window before the burst would leave it while it lasts,
+    // letting 30 more through than the headers' count allows.
+    const t = target(slidingLog(), { headers: true, msPerRequest: 5 });
+    await spend(t, first, 30);
+    await t.ctx.clock.sleep(WINDOW - 100);
+    const burst = await exactBurst(t.ctx, reads, first, () => other);
+    expect(burst).toMatchObject({ verdict: "exact", debt: 0 });
+    expect(burst.before).toBeUndefined();
+    expect(burst.judged.served).toBe(100);
+    expect(t.waits.slice(1)).toHaveLength(1);
+    expect(nth(t.waits, 1)).toBeLessThanOrEqual(WINDOW / 10);
   });
 
   it("does not trust headers counting fewer than the run sent: the burst after a window without requests decides", async () => {

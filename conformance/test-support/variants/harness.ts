@@ -231,6 +231,24 @@ function capture(res: ServerResponse, finish: (out: Outgoing) => void): void {
   Object.assign(res, { writeHead, write, end });
 }
 
+/**
+ * Layers rewrite `req.headers`; the reference reads some headers from the raw lines (every
+ * Authorization line, src/http/headers.ts): a header a layer changed is changed there too.
+ */
+function rewriteRawHeaders(req: IncomingMessage, sent: IncomingHttpHeaders): void {
+  for (const name of new Set([...Object.keys(sent), ...Object.keys(req.headers)])) {
+    const value = req.headers[name];
+    if (value === sent[name]) continue;
+    const raw: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const line = req.rawHeaders[i] ?? "";
+      if (line.toLowerCase() !== name) raw.push(line, req.rawHeaders[i + 1] ?? "");
+    }
+    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value]) raw.push(name, v);
+    req.rawHeaders = raw;
+  }
+}
+
 /** The reference behind layers: requests pass through them in order, answers in reverse order. */
 export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler {
   const app = reference.app;
@@ -243,6 +261,7 @@ export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler
       headers: req.headers,
       address: req.socket.remoteAddress ?? "",
     };
+    const sent = { ...req.headers };
     const token = tokenIn(req.headers, reference.manifest);
     if (token !== undefined) incoming.token = token;
     const length = Number(req.headers["content-length"] ?? Number.NaN);
@@ -264,6 +283,7 @@ export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler
       req.headers["content-length"] = String(incoming.body.length);
       Object.assign(req, { body: incoming.body });
     }
+    rewriteRawHeaders(req, sent);
     const answering = layers.filter((l) => l.response !== undefined).reverse();
     if (answering.length > 0) {
       capture(res, (out) => {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -154,11 +154,12 @@ describe("README: in component tests", () => {
     }
     // Jest does not read TypeScript without a transform of its own: the sources, as JavaScript.
     const lib = join(dir, "lib");
-    const sources = await collect(join(root, "src"));
+    // The server's sources and the spec file's module they read (spec/, issue 26), the JSON beside it.
+    const sources = [...(await collect(join(root, "src"))), ...(await collect(join(root, "spec")))];
     await build({
       entryPoints: sources,
       outdir: lib,
-      outbase: join(root, "src"),
+      outbase: root,
       format: "esm",
       platform: "node",
       target: "node20",
@@ -166,6 +167,7 @@ describe("README: in component tests", () => {
       jsxImportSource: "hono/jsx",
       logLevel: "warning",
     });
+    await copyFile(join(root, "spec", "accounting-api.json"), join(lib, "spec", "accounting-api.json"));
     await writeFile(
       join(jestDir, "harness.jest.config.mjs"),
       [
@@ -175,8 +177,8 @@ describe("README: in component tests", () => {
         `  rootDir: ${JSON.stringify(jestDir)},`,
         '  testMatch: ["<rootDir>/*.test.mjs"],',
         "  moduleNameMapper: {",
-        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "clients", "msw.js"))},`,
-        `    "^accounting-api-reference$": ${JSON.stringify(join(lib, "index.js"))},`,
+        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "src", "clients", "msw.js"))},`,
+        `    "^accounting-api-reference$": ${JSON.stringify(join(lib, "src", "index.js"))},`,
         "  },",
         "};",
       ].join("\n"),

@@ -11,7 +11,7 @@ export class SandboxesFull extends ApiError {
   constructor(err: SandboxLimitError, sandboxes: Sandboxes) {
     const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
     super(
-      "rate_limited",
+      "rateLimited",
       `At most ${err.max} sandbox${err.max === 1 ? "" : "es"} at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
         `(DELETE ${CONTROL_BASE}/sandboxes/{id}), or wait ${seconds} s until the least recently used one ` +
         `ends (sandboxes end after ${Math.round(sandboxes.idleMs / 1000)} s without a request)`,
@@ -29,7 +29,7 @@ export function sandboxOf(sandboxes: Sandboxes, id: string): Sandbox {
 
 export const noSandbox = (sandboxes: Sandboxes, id: string): ApiError =>
   new ApiError(
-    "not_found",
+    "notFound",
     `No sandbox ${id}: it was never made, was deleted, or ended after ${Math.round(sandboxes.idleMs / 1000)} s without a request; POST ${CONTROL_BASE}/sandboxes makes one`,
   );
 

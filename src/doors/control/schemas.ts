@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { parseDuration } from "../../model/duration.js";
 import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
-import { TABLE_ROWS } from "../../routes/table.js";
+import { defaultSpec } from "../../../spec/index.js";
+import { compileSpec } from "../../routes/compile.js";
 import { BEYOND_SPEC } from "../../store/faults.js";
 import {
   AccountRecordSchema,
@@ -58,8 +59,11 @@ export const ClockInput = z
 const CODES = ERROR_CODES;
 const STATUSES = ERROR_CODES.map((code) => ERROR_STATUS[code]);
 
-/** §4's endpoints that exist: a fault names one of them, or none (then it matches every request). */
-const ENDPOINTS = TABLE_ROWS.flatMap(({ row }) =>
+/**
+ * §4's endpoints that exist: a fault names one of them, or none (then it matches every request). The
+ * control surface's contract is the default spec's, whatever the API serves (DECISIONS.md, issue 26).
+ */
+const ENDPOINTS = compileSpec(defaultSpec()).rows.flatMap(({ row }) =>
   row.announced === true ? [] : [{ method: row.method.toUpperCase(), path: row.path }],
 );
 const ENDPOINT_PATHS = [...new Set(ENDPOINTS.map((e) => e.path))];

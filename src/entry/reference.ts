@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { SpecVariantError, applyVariant, defaultSpec, type EnumName, type Spec } from "../../spec/index.js";
+import { applyVariant, defaultSpec, type Spec } from "../../spec/index.js";
 import type { Express } from "express";
 import { Control, type SandboxControl } from "../doors/control/in-process.js";
 import { buildApp } from "../edge/app.js";
@@ -7,6 +7,7 @@ import { fetchEdge, type Fetch } from "../edge/fetch.js";
 import { systemClock, type Clock } from "../model/clock.js";
 import { SteerableClock } from "../store/clock.js";
 import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
+import { checkFixturesUnder } from "../store/fixtures/under-spec.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { drawBase62, type IdGenerator } from "../store/ids.js";
@@ -128,7 +129,7 @@ export async function createReference(options: CreateReferenceOptions = {}): Pro
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
   const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
   const fixtures = options.fixtures ?? (await loadFixtures(fixturesDir, { now: clock.now() }));
-  checkFixturesUnder(spec, fixtures);
+  checkFixturesUnder(spec, fixtures, "the spec");
   const state = new ReferenceState({
     fixtures: withPrefix(fixtures, prefix),
     tokenPrefix: prefix,
@@ -235,56 +236,4 @@ function specOf(given: Spec | Record<string, unknown> | undefined): Spec {
   if (given === undefined) return defaultSpec();
   // A parsed Spec is frozen (parseSpec); anything else is a variant to merge and check.
   return Object.isFrozen(given) && "source" in given ? (given as Spec) : applyVariant(given);
-}
-
-/**
- * A variant that takes away an enumeration value the fixtures use cannot serve them: refused at
- * start, naming the key and every fixture record at fault (DECISIONS.md, issue 26).
- */
-function checkFixturesUnder(spec: Spec, fixtures: FixtureSet): void {
-  const problems: { path: string; message: string }[] = [];
-  const check = (name: EnumName, file: string, records: readonly { id: string; value: string }[]) => {
-    const allowed = new Set(spec.enums[name]);
-    const missing = new Map<string, string[]>();
-    for (const { id, value } of records) {
-      if (!allowed.has(value)) missing.set(value, [...(missing.get(value) ?? []), id]);
-    }
-    for (const [value, ids] of missing) {
-      problems.push({
-        path: `enums.${name}`,
-        message: `lacks ${value}, which the fixtures use (${file}: ${ids.join(", ")})`,
-      });
-    }
-  };
-  check(
-    "contactTypes",
-    "contacts.json",
-    fixtures.contacts.map((c) => ({ id: c.id, value: c.type })),
-  );
-  check(
-    "productTypes",
-    "products.json",
-    fixtures.products.map((p) => ({ id: p.id, value: p.type })),
-  );
-  check(
-    "invoiceStatuses",
-    "invoices.json",
-    fixtures.invoices.map((i) => ({ id: i.id, value: i.status })),
-  );
-  check(
-    "expenseStatuses",
-    "expenses.json",
-    fixtures.expenses.map((e) => ({ id: e.id, value: e.status })),
-  );
-  const scopes = new Set(spec.enums.scopes);
-  for (const t of fixtures.manifest.tokens) {
-    const lacking = t.scopes.filter((s) => !scopes.has(s));
-    if (lacking.length > 0) {
-      problems.push({
-        path: "enums.scopes",
-        message: `lacks ${lacking.join(", ")}, which the fixtures use (tokens.json: ${t.label})`,
-      });
-    }
-  }
-  if (problems.length > 0) throw new SpecVariantError(problems, "the spec");
 }

@@ -3,6 +3,7 @@ import type { Spec } from "../../spec/index.js";
 import type { Clock } from "../model/clock.js";
 import { SteerableClock } from "./clock.js";
 import type { FixtureSet } from "./fixtures/load.js";
+import { checkFixturesUnder } from "./fixtures/under-spec.js";
 import { drawBase62 } from "./ids.js";
 import { ReferenceState, type Latency } from "./state.js";
 import { TokenForm, type TokenDigest } from "./tokens.js";
@@ -114,6 +115,9 @@ export class Sandboxes {
    * `spec` (a variant already merged over the reference's; the reference's own when not given).
    */
   create(options: { now?: Date | undefined; spec?: Spec | undefined } = {}): Sandbox {
+    // A spec of its own must serve the fixtures every sandbox copies (SpecVariantError otherwise).
+    if (options.spec !== undefined)
+      checkFixturesUnder(options.spec, this.#options.fixtures, "the sandbox's spec");
     const now = this.#options.baseClock.now();
     this.#sweep(now);
     if (this.#byId.size >= this.max) {

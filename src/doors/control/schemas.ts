@@ -179,6 +179,11 @@ export const RecordsInput = z
 export const SandboxInput = z.strictObject({
   /** Where its clock starts, an ISO 8601 date-time with its zone (the server's start by default). */
   now: instant.optional(),
+  /**
+   * A spec variant of its own (a partial spec file), merged over the reference's spec: its API answers
+   * by it, the control surface by the default table. Checked whole: a bad key is a 400 naming it.
+   */
+  spec: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** The `:id` of a path (`DELETE /__control/faults/:id`). */

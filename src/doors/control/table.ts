@@ -411,11 +411,12 @@ export const CONTROL_TABLE = {
       method: "POST",
       path: "/sandboxes",
       summary:
-        "A new sandbox, { now }? for its clock: its id and its token manifest (the format of tokens.json); every operation above acts on it alone under /__control/sandboxes/{id}",
+        "A new sandbox, { now }? for its clock, { spec }? a spec variant of its own: its id and its token manifest (the format of tokens.json); every operation above acts on it alone under /__control/sandboxes/{id}",
       status: 201,
       on: "sandboxes",
     },
-    ({ sandboxes }, { now }): SandboxCreatedView => createdView(sandboxes, newSandbox(sandboxes, now)),
+    ({ sandboxes }, { now, spec }): SandboxCreatedView =>
+      createdView(sandboxes, newSandbox(sandboxes, now, spec)),
   ),
   deleteSandbox: withId(
     {

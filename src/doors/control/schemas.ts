@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "../../model/duration.js";
-import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
+import { ERROR_CODES, ERROR_STATUS, defaultErrors } from "../../model/errors.js";
 import { defaultSpec } from "../../../spec/index.js";
 import { compileSpec } from "../../routes/compile.js";
 import { BEYOND_SPEC } from "../../store/faults.js";
@@ -131,9 +131,10 @@ export const FaultInput = z
     if (!errs && f.drop === undefined && f.delayMs === undefined && f.beyondSpec === undefined) {
       fail("status", "give status (or code), delayMs, drop or beyondSpec");
     }
-    const isRateLimited = f.code === "rate_limited" || f.status === 429;
+    const limited = defaultErrors().rateLimited;
+    const isRateLimited = f.code === limited.code || f.status === limited.status;
     if (f.retryAfter !== undefined && !isRateLimited)
-      fail("retryAfter", "goes with a 429 rate_limited fault only");
+      fail("retryAfter", `goes with a ${limited.status} ${limited.code} fault only`);
     if (f.message !== undefined && !errs) fail("message", "goes with an error fault (status or code) only");
   });
 

@@ -52,7 +52,6 @@ export type ApiTable = Readonly<
       createProduct: Endpoint & { body: Bodies["createProduct"] };
     }
 >;
-export type OperationId = keyof ApiTable;
 /** The operations that exist (each bound to a handler by the API door). */
 export type AvailableId = EndpointId;
 

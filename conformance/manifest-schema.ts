@@ -38,7 +38,8 @@ export const ManifestTokenSchema = z.strictObject({
   label: z.string().min(1),
   token: z.string().min(1),
   organization: z.string().min(1),
-  scopes: z.array(z.enum(SCOPES)),
+  // Read as text: the reference's scopes come from its spec file (issue 26), a variant's included.
+  scopes: z.array(z.enum(SCOPES as readonly string[])),
   state: z.enum(TOKEN_STATES),
   expiresAt: z.iso.datetime({ offset: true }).nullable(),
   description: z.string().optional(),

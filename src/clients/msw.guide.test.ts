@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -141,11 +141,12 @@ describe("the frontend guide: component tests", () => {
     }
     // Jest does not read TypeScript without a transform of its own: the sources, as JavaScript.
     const lib = join(dir, "lib");
-    const sources = await collect(join(root, "src"));
+    // The server's sources and the spec file's module they read (spec/, issue 26), the JSON beside it.
+    const sources = [...(await collect(join(root, "src"))), ...(await collect(join(root, "spec")))];
     await build({
       entryPoints: sources,
       outdir: lib,
-      outbase: join(root, "src"),
+      outbase: root,
       format: "esm",
       platform: "node",
       target: "node20",
@@ -153,6 +154,7 @@ describe("the frontend guide: component tests", () => {
       jsxImportSource: "hono/jsx",
       logLevel: "warning",
     });
+    await copyFile(join(root, "spec", "accounting-api.json"), join(lib, "spec", "accounting-api.json"));
     await writeFile(
       join(jestDir, "harness.jest.config.mjs"),
       [
@@ -162,8 +164,8 @@ describe("the frontend guide: component tests", () => {
         `  rootDir: ${JSON.stringify(jestDir)},`,
         '  testMatch: ["<rootDir>/*.test.mjs"],',
         "  moduleNameMapper: {",
-        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "clients", "msw.js"))},`,
-        `    "^accounting-api-reference$": ${JSON.stringify(join(lib, "index.js"))},`,
+        `    "^accounting-api-reference/msw$": ${JSON.stringify(join(lib, "src", "clients", "msw.js"))},`,
+        `    "^accounting-api-reference$": ${JSON.stringify(join(lib, "src", "index.js"))},`,
         "  },",
         "};",
       ].join("\n"),

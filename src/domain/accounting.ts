@@ -10,7 +10,7 @@ import type {
 } from "./inputs.js";
 import { DomainError } from "./errors.js";
 import type { IdGenerator } from "../store/ids.js";
-import type { Contact, Expense, Invoice, Product, Stored } from "../model/records.js";
+import type { AddedValues, Contact, Expense, Invoice, Product, Stored } from "../model/records.js";
 
 export interface Deps {
   store: Store;
@@ -29,7 +29,8 @@ export class Accounting {
     return this.deps.store.listContacts(organizationId, query);
   }
 
-  createContact(organizationId: string, input: ContactCreateInput): Contact {
+  /** `added`: the values of a spec variant's added fields that were sent (none by default). */
+  createContact(organizationId: string, input: ContactCreateInput, added?: AddedValues): Contact {
     const now = this.deps.clock.now();
     const contact: Contact = {
       id: this.deps.ids("con"),
@@ -43,6 +44,7 @@ export class Accounting {
       taxNumberTVQ: input.taxNumberTVQ ?? null,
       createdAt: now,
       updatedAt: now, // spec-gaps #29
+      ...(added === undefined ? {} : { added }),
     };
     this.deps.store.add({ type: "contact", data: contact });
     return contact;
@@ -52,11 +54,11 @@ export class Accounting {
     return this.deps.store.listProducts(organizationId, query);
   }
 
-  createProduct(organizationId: string, input: ProductCreateInput): Product {
-    // §4: a duplicate sku is invalid_request; checked per organization only, so that the answer
-    // never tells one organization what another holds (spec-gaps #20).
+  createProduct(organizationId: string, input: ProductCreateInput, added?: AddedValues): Product {
+    // §4: a duplicate sku is refused (the spec's duplicateSku situation); checked per organization
+    // only, so that the answer never tells one organization what another holds (spec-gaps #20).
     if (this.deps.store.productBySku(organizationId, input.sku) !== undefined) {
-      throw new DomainError("sku", "is already used by another product of this organization");
+      throw new DomainError("sku", "is already used by another product of this organization", "duplicateSku");
     }
     const now = this.deps.clock.now();
     const product: Product = {
@@ -70,6 +72,7 @@ export class Accounting {
       taxable: input.taxable,
       createdAt: now,
       updatedAt: now,
+      ...(added === undefined ? {} : { added }),
     };
     this.deps.store.add({ type: "product", data: product });
     return product;

@@ -54,7 +54,7 @@ export function buildApp(state: ReferenceState, settings: AppSettings): Express 
   }
   // The docs are a page of this server like the others: the pages' guard, no CORS. Their router is
   // entered for their own paths only: every API request used to walk through it.
-  const docs = docsRouter({ tryItToken: settings.tryItToken });
+  const docs = docsRouter({ tryItToken: settings.tryItToken, spec: state.spec });
   app.use(["/docs", "/openapi.json"], pageGuard({ allowedHosts }));
   app.use((req, res, next) => {
     if (isDocsPath(req.path)) docs(req, res, next);

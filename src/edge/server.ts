@@ -98,7 +98,7 @@ function framingProblem(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-const invalid = (message: string) => new ApiError("invalid_request", message);
+const invalid = (message: string) => new ApiError("invalidRequest", message);
 
 function envelopeHeaders(body: string): Record<string, string> {
   return {

@@ -3,7 +3,8 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { isIP, type AddressInfo } from "node:net";
 import type { Latency } from "../store/state.js";
 import { parseDuration } from "../model/duration.js";
-import { SCOPES } from "../model/records.js";
+import { SpecVariantError, type Spec } from "../../spec/index.js";
+import { loadSpecFile } from "../../spec/file.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SANDBOX_IDLE_MS } from "../store/sandboxes.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
@@ -74,9 +75,17 @@ const program = new Command("accounting-reference")
       .default(defaultFixturesDir(), "the shipped fixtures/"),
   )
   .addOption(
-    new Option("-r, --rate-limit <n>", "requests per minute per token (§8)")
+    new Option(
+      "--spec <file>",
+      "serve a spec variant: a partial spec file (JSON) merged over the default one (spec/accounting-api.json)",
+    ).env("REFERENCE_SPEC"),
+  )
+  .addOption(
+    new Option(
+      "-r, --rate-limit <n>",
+      "requests per minute per token (§8); the spec's limits.rate by default",
+    )
       .env("REFERENCE_RATE_LIMIT")
-      .default(100)
       .argParser(positiveInt("--rate-limit")),
   )
   .addOption(
@@ -136,7 +145,8 @@ const opts = program.opts<{
   port: number;
   host: string;
   fixtures: string;
-  rateLimit: number;
+  spec?: string;
+  rateLimit?: number;
   tokenPrefix: string;
   now?: Date;
   controlKey?: string;
@@ -149,11 +159,26 @@ const opts = program.opts<{
   quiet?: boolean;
 }>();
 
+/** The variant of `--spec`, or exit 2 naming every bad key (the reference does not start). */
+async function specOption(file: string | undefined): Promise<Spec | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await loadSpecFile(file);
+  } catch (err) {
+    if (!(err instanceof SpecVariantError)) throw err;
+    console.error(`Cannot start: ${err.message}`);
+    process.exit(2);
+  }
+}
+
+const spec = await specOption(opts.spec);
+
 try {
   const reference = await createReference({
     fixturesDir: opts.fixtures,
     tokenPrefix: opts.tokenPrefix,
-    rateLimit: { limit: opts.rateLimit, windowMs: 60_000 },
+    spec,
+    rateLimit: opts.rateLimit === undefined ? undefined : { limit: opts.rateLimit, windowMs: 60_000 },
     now: opts.now,
     controlKey: opts.control ? opts.controlKey : null,
     latency: opts.latency ?? null,
@@ -214,9 +239,10 @@ try {
     }, 500).unref();
   }
 } catch (err) {
-  // A bad fixture names its file, record and field; no stack trace for a data error.
+  // A bad fixture names its file, record and field; no stack trace for a data error. A spec the
+  // fixtures or the reference cannot serve is a bad variant: exit 2, as for a bad key.
   console.error(err instanceof Error ? `Cannot start: ${err.message}` : err);
-  process.exit(1);
+  process.exit(err instanceof SpecVariantError ? 2 : 1);
 }
 
 /** Which state is served and from where; a dropped torn record is said here. */
@@ -260,12 +286,14 @@ function stateLines(reference: Reference, fixturesDir: string): string[] {
 function banner(
   baseUrl: string,
   reference: Reference,
-  options: { rateLimit: number; now?: Date; latency?: Latency; fixtures: string },
+  options: { now?: Date; latency?: Latency; fixtures: string; spec?: string },
 ): string {
   const manifest = reference.manifest;
   const orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
   const scopes = (list: readonly string[]) =>
-    list.length === SCOPES.length ? "all" : list.length === 0 ? "none" : list.join(" ");
+    list.length === reference.spec.enums.scopes.length ? "all" : list.length === 0 ? "none" : list.join(" ");
+  const { limit, windowMs } = reference.state.rateLimits;
+  const window = windowMs === 60_000 ? "a minute" : `per ${windowMs / 1000} s`;
   const state = (t: TokenManifest["tokens"][number]) =>
     orgs.get(t.organization)?.apiAccess === false ? `${t.state}, plan without API` : t.state;
   const rows = manifest.tokens.map((t) => [t.label, t.organization, scopes(t.scopes), state(t), t.token]);
@@ -278,8 +306,11 @@ function banner(
       .trimEnd();
   return [
     `Accounting API reference server listening on ${baseUrl}`,
-    `  try: curl -H "Authorization: Bearer ${manifest.tokens[0]?.token ?? "<token>"}" ${baseUrl}/api/v1/contacts`,
-    `  rate limit: ${options.rateLimit} requests a minute per token; Ctrl-C stops the server`,
+    `  try: curl -H "Authorization: Bearer ${manifest.tokens[0]?.token ?? "<token>"}" ${baseUrl}${reference.spec.endpoints.listContacts.path}`,
+    `  rate limit: ${limit} requests ${window} per token; Ctrl-C stops the server`,
+    ...(options.spec === undefined
+      ? []
+      : [`  spec: ${options.spec} (${reference.spec.title}), merged over the default file`]),
     `  token pages: ${baseUrl}/settings/api-tokens (create, revoke, usage)`,
     `  docs: ${baseUrl}/docs (the OpenAPI document: ${baseUrl}/openapi.json)`,
     ...stateLines(reference, options.fixtures),

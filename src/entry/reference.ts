@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { applyVariant, defaultSpec, type Spec } from "../../spec/index.js";
 import type { Express } from "express";
 import { Control, type SandboxControl } from "../doors/control/in-process.js";
 import { buildApp } from "../edge/app.js";
@@ -6,6 +7,7 @@ import { fetchEdge, type Fetch } from "../edge/fetch.js";
 import { systemClock, type Clock } from "../model/clock.js";
 import { SteerableClock } from "../store/clock.js";
 import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
+import { checkFixturesUnder } from "../store/fixtures/under-spec.js";
 import type { TokenManifest } from "../store/fixtures/manifest.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { drawBase62, type IdGenerator } from "../store/ids.js";
@@ -15,12 +17,8 @@ import { ReferenceState, type Latency } from "../store/state.js";
 import type { Store } from "../store/store.js";
 import type { TokenRegistry } from "../store/tokens.js";
 import type { RateLimitOptions } from "../store/windows.js";
+import { compileSpec } from "../routes/compile.js";
 
-/**
- * §8: 100 requests a minute, as the reference's option (`rateLimit`). Not the kit's
- * `DEFAULT_RATE_LIMIT` (`accounting-api-reference/conformance`), which is a manifest's `{ requests, per }`.
- */
-const DEFAULT_RATE_LIMIT_OPTIONS: RateLimitOptions = { limit: 100, windowMs: 60_000 };
 export const DEFAULT_BODY_LIMIT_BYTES = 100 * 1024;
 
 export const DEFAULT_TOKEN_PREFIX = "acct";
@@ -41,6 +39,12 @@ export interface CreateReferenceOptions {
   ids?: IdGenerator | undefined;
   /** §5.1 `<token_prefix>`, without its underscore (spec-gaps #1). */
   tokenPrefix?: string | undefined;
+  /**
+   * The spec served (`--spec FILE`): a whole Spec, or a variant (a partial spec file, RFC 7396 merge
+   * patch) merged over the default file. A bad one throws `SpecVariantError`, naming every bad key.
+   */
+  spec?: Spec | Record<string, unknown> | undefined;
+  /** The rate limit, when it is not the spec's `limits.rate` (`--rate-limit`). */
   rateLimit?: RateLimitOptions | undefined;
   bodyLimitBytes?: number | undefined;
   /** Where internal errors and persistence failures are told; stderr by default. */
@@ -81,6 +85,8 @@ export interface Reference {
   fetch: Fetch;
   /** The one state every door shares. */
   state: ReferenceState;
+  /** The spec it serves (the default file, or the variant merged over it). */
+  spec: Spec;
   store: Store;
   tokens: TokenRegistry;
   /** The fixture tokens as this server accepts them (re-prefixed when `tokenPrefix` differs). */
@@ -116,15 +122,20 @@ export const newControlKey = (): string => `ctl_${drawBase62((n) => randomBytes(
 
 /** The reference server, seeded from its fixtures: what `npm start` serves and the kit embeds. */
 export async function createReference(options: CreateReferenceOptions = {}): Promise<Reference> {
+  const spec = specOf(options.spec);
+  // What the reference cannot serve (a filter the domain has not) is refused before anything starts.
+  compileSpec(spec);
   const clock = new SteerableClock(options.clock ?? systemClock, options.now);
   const prefix = options.tokenPrefix ?? DEFAULT_TOKEN_PREFIX;
   const fixturesDir = options.fixturesDir ?? defaultFixturesDir();
   const fixtures = options.fixtures ?? (await loadFixtures(fixturesDir, { now: clock.now() }));
+  checkFixturesUnder(spec, fixtures, "the spec");
   const state = new ReferenceState({
     fixtures: withPrefix(fixtures, prefix),
     tokenPrefix: prefix,
     clock,
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT_OPTIONS,
+    spec,
+    rateLimit: options.rateLimit,
     latency: options.latency,
   });
   const log = options.log ?? ((line: string) => console.error(line));
@@ -132,8 +143,10 @@ export async function createReference(options: CreateReferenceOptions = {}): Pro
   if (options.dataDir !== undefined) {
     // Loaded only with --data: the journal's code and write-file-atomic are no cost of a plain start.
     const { openData } = await import("../store/persistence/open.js");
+    const { markOf } = await import("../store/persistence/format.js");
     dataDir = await openData(state, {
       dir: options.dataDir,
+      spec: markOf(spec),
       fixturesDir,
       tokenPrefix: prefix,
       compactAfterBytes: options.persistence?.compactAfterBytes,
@@ -148,7 +161,8 @@ export async function createReference(options: CreateReferenceOptions = {}): Pro
     tokenPrefix: prefix,
     baseClock: options.clock ?? systemClock,
     defaultStart: () => clock.started(),
-    rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT_OPTIONS,
+    spec,
+    rateLimit: options.rateLimit,
     latency: options.latency ?? null,
     max: options.maxSandboxes,
     idleMs: options.sandboxIdleMs,
@@ -168,6 +182,7 @@ export async function createReference(options: CreateReferenceOptions = {}): Pro
     app,
     fetch: fetchEdge(app),
     state,
+    spec,
     store: state.store,
     tokens: state.tokens,
     manifest: state.manifest,
@@ -214,4 +229,11 @@ function withPrefix(fixtures: FixtureSet, prefix: string): FixtureSet {
     manifest: { ...manifest, tokenPrefix: prefix, tokens: manifest.tokens.map(swap) },
     expiringTokens: fixtures.expiringTokens.map(swap),
   };
+}
+
+/** A Spec as given, or a variant merged over the default file. */
+function specOf(given: Spec | Record<string, unknown> | undefined): Spec {
+  if (given === undefined) return defaultSpec();
+  // A parsed Spec is frozen (parseSpec); anything else is a variant to merge and check.
+  return Object.isFrozen(given) && "source" in given ? (given as Spec) : applyVariant(given);
 }

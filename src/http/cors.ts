@@ -1,13 +1,18 @@
 import cors from "cors";
 
 /**
- * §4 CORS: any origin; the listed methods and headers. The exposed headers let a browser read the
- * rate-limit state and the reason of a 401, which are otherwise hidden from scripts. Exported so
- * that answers written outside Express (src/edge/server.ts) carry the same headers.
+ * §4 CORS: any origin; the methods and request headers of the spec (`cors`, spec/accounting-api.json).
+ * The exposed headers let a browser read the rate-limit state and the reason of a 401, which are
+ * otherwise hidden from scripts. Exported so that answers written outside Express
+ * (src/edge/server.ts) carry the same headers.
  */
 export const CORS_ORIGIN = "*";
-export const CORS_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-export const CORS_ALLOWED_HEADERS = ["Authorization", "Content-Type"] as const;
+
+/** What a spec's pre-flights allow (its `cors`). */
+export interface CorsOptions {
+  readonly methods: readonly string[];
+  readonly headers: readonly string[];
+}
 export const CORS_EXPOSED_HEADERS = [
   "RateLimit",
   "RateLimit-Policy",
@@ -35,11 +40,11 @@ export const CORS_MAX_AGE_SECONDS = 7200;
  * It runs first, so every response carries the headers, errors and 429s included, and a browser can
  * read why it failed (spec-gaps #22); pre-flights end here, without a token.
  */
-export const corsMiddleware = () =>
+export const corsMiddleware = (options: CorsOptions) =>
   cors({
     origin: CORS_ORIGIN,
-    methods: [...CORS_METHODS],
-    allowedHeaders: [...CORS_ALLOWED_HEADERS],
+    methods: [...options.methods],
+    allowedHeaders: [...options.headers],
     exposedHeaders: [...CORS_EXPOSED_HEADERS],
     optionsSuccessStatus: 204,
     maxAge: CORS_MAX_AGE_SECONDS,

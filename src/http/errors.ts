@@ -4,7 +4,7 @@ import { DomainError } from "../domain/errors.js";
 
 /** Unknown paths, methods without an endpoint and HEAD (spec-gaps #23, #34). */
 export const noEndpoint = (req: Request): ApiError =>
-  new ApiError("not_found", `No endpoint ${req.method} ${req.path}`);
+  new ApiError("notFound", `No endpoint ${req.method} ${req.path}`);
 
 /** Errors thrown by body-parser carry `type` and a 4xx `status`; they are the client's fault. */
 interface HttpishError {
@@ -16,15 +16,15 @@ interface HttpishError {
 export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof DomainError) {
-    return new ApiError("invalid_request", `${err.field} ${err.message}`, { [err.field]: [err.message] });
+    return new ApiError(err.situation, `${err.field} ${err.message}`, { [err.field]: [err.message] });
   }
   if (typeof err === "object" && err !== null) {
     const { type, status, limit } = err as HttpishError;
     if (type === "entity.too.large") {
-      return new ApiError("invalid_request", `The request body exceeds the limit of ${String(limit)} bytes`);
+      return new ApiError("invalidRequest", `The request body exceeds the limit of ${String(limit)} bytes`);
     }
     if (typeof type === "string" && typeof status === "number" && status >= 400 && status < 500) {
-      return new ApiError("invalid_request", "The request body could not be read");
+      return new ApiError("invalidRequest", "The request body could not be read");
     }
   }
   return undefined;
@@ -40,7 +40,7 @@ export function answerFor(err: unknown, req: Request, log: (line: string) => voi
   log(
     `internal error on ${req.method} ${req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
   );
-  return new ApiError("internal_error", "Internal server error; retry in a few seconds");
+  return new ApiError("internal", "Internal server error; retry in a few seconds");
 }
 
 /**

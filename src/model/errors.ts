@@ -1,29 +1,41 @@
+import { defaultSpec, type ErrorAnswer, type ErrorRole, type Spec } from "../../spec/index.js";
+
 /**
- * The six error codes of §7, each with its one HTTP status. The set is closed: every failure the
- * server reports, however it arises, is one of these (spec-gaps #23, DECISIONS.md).
+ * §7's errors by situation (spec-gaps #23, DECISIONS.md "Spec variants, the reference"): an error
+ * names what went wrong (its `ErrorRole`: invalidRequest, unauthorized, … duplicateSku), and the spec
+ * of the state that answers says with which status and code (`spec.errors`). The set of codes is
+ * closed: the codes of that table, whatever path the failure took.
  */
-export const ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  rate_limited: 429,
-  internal_error: 500,
-} as const;
+export type { ErrorRole };
+/** The status and code of each situation: a spec's `errors`. */
+export type ErrorTable = Spec["errors"];
+/** A §7 code: one of an error table's. */
+export type ErrorCode = string;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** The default spec's table: what the control surface and the pages answer with, whatever the API's. */
+export const defaultErrors = (): ErrorTable => defaultSpec().errors;
 
-/** The codes in the order of their statuses, for whoever lists them all. */
-export const ERROR_CODES = [
-  "invalid_request",
-  "unauthorized",
-  "forbidden",
-  "not_found",
-  "rate_limited",
-  "internal_error",
-] as const satisfies readonly ErrorCode[];
+const ROLES = Object.keys(defaultErrors()) as ErrorRole[];
 
-/** The code of a status of §7's table, if it is one. */
+/** The codes of a table, each once, in the order of their statuses. */
+export const codesOf = (table: ErrorTable): ErrorCode[] =>
+  [...new Map(ROLES.map((role) => [table[role].code, table[role].status]))]
+    .sort((a, b) => a[1] - b[1])
+    .map(([code]) => code);
+
+/** Each code of a table with its one status (the spec file refuses a code with two). */
+export const statusByCode = (table: ErrorTable): Readonly<Record<ErrorCode, number>> =>
+  Object.fromEntries(ROLES.map((role) => [table[role].code, table[role].status]));
+
+/** The situation a code of a table names first (a fault armed by code, a status read back). */
+export const roleOfCode = (table: ErrorTable, code: ErrorCode): ErrorRole | undefined =>
+  ROLES.find((role) => table[role].code === code);
+
+/** The default table's codes with their statuses, and in status order (the control surface's faults). */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = statusByCode(defaultErrors());
+export const ERROR_CODES: readonly ErrorCode[] = codesOf(defaultErrors());
+
+/** The default table's code of a status, if one has it. */
 export const errorCodeOf = (status: number): ErrorCode | undefined =>
   ERROR_CODES.find((code) => ERROR_STATUS[code] === status);
 
@@ -31,16 +43,29 @@ export const errorCodeOf = (status: number): ErrorCode | undefined =>
 export type ErrorDetails = Record<string, string[]>;
 
 export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
+  readonly role: ErrorRole;
   readonly details: ErrorDetails | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+  constructor(role: ErrorRole, message: string, details?: ErrorDetails) {
     super(message);
     this.name = "ApiError";
-    this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.role = role;
     this.details = details;
+  }
+
+  /** Its status and code in `table` (the answering state's spec; the default one's by default). */
+  answer(table: ErrorTable = defaultErrors()): ErrorAnswer {
+    return table[this.role];
+  }
+
+  /** The default table's status: the control surface's and the pages' (the API reads its state's). */
+  get status(): number {
+    return this.answer().status;
+  }
+
+  /** The default table's code (see `status`). */
+  get code(): ErrorCode {
+    return this.answer().code;
   }
 }
 
@@ -48,10 +73,10 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: ErrorDetails };
 }
 
-export function errorBody(err: ApiError): ErrorBody {
+export function errorBody(err: ApiError, table: ErrorTable = defaultErrors()): ErrorBody {
   return {
     error: {
-      code: err.code,
+      code: err.answer(table).code,
       message: err.message,
       // Absent without details: JSON leaves out what is undefined.
       details: err.details,

@@ -1,5 +1,6 @@
 import type { Decimal } from "decimal.js";
 import { z } from "zod";
+import { defaultSpec, type EnumName } from "../../spec/index.js";
 
 /**
  * The records of §2 and the tokens of §5, one shape per kind, written once here. A shape names each
@@ -16,30 +17,29 @@ import { z } from "zod";
  * explicit transform (`omit`, a field added) says, never by a field typed twice.
  */
 
-export const CONTACT_TYPES = ["CLIENT", "SUPPLIER", "BOTH"] as const;
-export type ContactType = (typeof CONTACT_TYPES)[number];
+/**
+ * The enumerations of §2 and §5 come from the spec file (spec/accounting-api.json), never from a
+ * constant here: these are the default file's, for what does not vary with a variant (the fixtures'
+ * files, the token pages' scope list). A state serving a variant reads its own spec's.
+ */
+const DEFAULT = defaultSpec();
+const asTuple = (values: readonly string[]): readonly [string, ...string[]] =>
+  values as readonly [string, ...string[]];
+export const CONTACT_TYPES = asTuple(DEFAULT.enums.contactTypes);
+export type ContactType = string;
 
-export const PRODUCT_TYPES = ["PRODUCT", "SERVICE"] as const;
-export type ProductType = (typeof PRODUCT_TYPES)[number];
+export const PRODUCT_TYPES = asTuple(DEFAULT.enums.productTypes);
+export type ProductType = string;
 
-export const INVOICE_STATUSES = ["DRAFT", "SENT", "PAID", "OVERDUE", "VOIDED"] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+export const INVOICE_STATUSES = asTuple(DEFAULT.enums.invoiceStatuses);
+export type InvoiceStatus = string;
 
-export const EXPENSE_STATUSES = ["DRAFT", "APPROVED", "PAID", "REJECTED"] as const;
-export type ExpenseStatus = (typeof EXPENSE_STATUSES)[number];
+export const EXPENSE_STATUSES = asTuple(DEFAULT.enums.expenseStatuses);
+export type ExpenseStatus = string;
 
 /** §5 Scopes. The two "coming soon" scopes can be granted but no endpoint accepts them yet. */
-export const SCOPES = [
-  "contacts:read",
-  "contacts:write",
-  "products:read",
-  "products:write",
-  "invoices:read",
-  "invoices:write",
-  "expenses:read",
-  "expenses:write",
-] as const;
-export type Scope = (typeof SCOPES)[number];
+export const SCOPES = asTuple(DEFAULT.enums.scopes);
+export type Scope = string;
 
 /** Plans decide API access (§7 "the organization's plan is insufficient", spec-gaps #25). */
 export const PLANS = ["STARTER", "BUSINESS", "ENTERPRISE"] as const;
@@ -53,8 +53,11 @@ export const planHasApiAccess = (plan: Plan): boolean => plan !== "STARTER";
 export const TEXT_LIMITS = {
   organization: { name: 200 },
   account: { code: 20, name: 200 },
-  contact: { name: 200, phone: 50, address: 500, taxNumber: 50 },
-  product: { sku: 100, name: 200, description: 2000 },
+  contact: {
+    ...DEFAULT.limits.contact,
+    taxNumber: Math.max(DEFAULT.limits.contact.taxNumberTPS, DEFAULT.limits.contact.taxNumberTVQ),
+  },
+  product: DEFAULT.limits.product,
   invoice: { invoiceNumber: 50, description: 2000 },
   expense: { description: 2000 },
   token: { name: 100 },
@@ -82,7 +85,15 @@ export interface Leaves<Instant extends z.ZodType, Day extends z.ZodType, Money 
   day: Day;
   /** An amount (§2: decimal, never a binary float). */
   money: Money;
+  /** A value of one of the spec's enumerations (the default file's unless a format says otherwise). */
+  choice?: ((name: EnumName) => z.ZodType<string, string>) | undefined;
 }
+
+/** A value of the enumeration `name`, as the leaves say (the default spec's list when they say nothing). */
+const choice = <I extends z.ZodType, D extends z.ZodType, M extends z.ZodType>(
+  l: Leaves<I, D, M>,
+  name: EnumName,
+): z.ZodType<string, string> => l.choice?.(name) ?? z.enum(DEFAULT.enums[name]);
 
 export const organizationShape = <I extends z.ZodType, D extends z.ZodType, M extends z.ZodType>(
   l: Leaves<I, D, M>,
@@ -106,7 +117,7 @@ export const contactShape = <I extends z.ZodType, D extends z.ZodType, M extends
 ) => ({
   id: l.id("con"),
   organizationId: l.ref("org"),
-  type: z.enum(CONTACT_TYPES),
+  type: choice(l, "contactTypes"),
   name: l.text(TEXT_LIMITS.contact.name),
   email: l.email.nullable(),
   phone: l.text(TEXT_LIMITS.contact.phone).nullable(),
@@ -125,7 +136,7 @@ export const productShape = <I extends z.ZodType, D extends z.ZodType, M extends
   sku: l.text(TEXT_LIMITS.product.sku),
   name: l.text(TEXT_LIMITS.product.name),
   description: l.text(TEXT_LIMITS.product.description).nullable(),
-  type: z.enum(PRODUCT_TYPES),
+  type: choice(l, "productTypes"),
   unitPrice: l.money,
   taxable: z.boolean(),
   createdAt: l.instant,
@@ -141,7 +152,7 @@ export const invoiceShape = <I extends z.ZodType, D extends z.ZodType, M extends
   invoiceNumber: l.text(TEXT_LIMITS.invoice.invoiceNumber),
   date: l.day,
   dueDate: l.day,
-  status: z.enum(INVOICE_STATUSES),
+  status: choice(l, "invoiceStatuses"),
   subtotal: l.money,
   tps: l.money,
   tvq: l.money,
@@ -161,7 +172,7 @@ export const expenseShape = <I extends z.ZodType, D extends z.ZodType, M extends
   id: l.id("exp"),
   organizationId: l.ref("org"),
   date: l.day,
-  status: z.enum(EXPENSE_STATUSES),
+  status: choice(l, "expenseStatuses"),
   amount: l.money,
   tps: l.money,
   tvq: l.money,
@@ -187,7 +198,7 @@ export const tokenShape = <I extends z.ZodType, D extends z.ZodType, M extends z
   name: l.text(TEXT_LIMITS.token.name),
   organizationId: l.ref("org"),
   /** Sorted in SCOPES order, no duplicates. */
-  scopes: z.array(z.enum(SCOPES)),
+  scopes: z.array(choice(l, "scopes")),
   createdAt: l.instant,
   expiresAt: l.instant.nullable(),
   revokedAt: l.instant.nullable(),
@@ -208,8 +219,18 @@ type Money = z.ZodCustom<Decimal, Decimal>;
 
 export type Organization = DomainOf<typeof organizationShape<z.ZodDate, z.ZodDate, Money>>;
 export type LedgerAccount = DomainOf<typeof accountShape<z.ZodDate, z.ZodDate, Money>>;
-export type Contact = DomainOf<typeof contactShape<z.ZodDate, z.ZodDate, Money>>;
-export type Product = DomainOf<typeof productShape<z.ZodDate, z.ZodDate, Money>>;
+/**
+ * The values of the fields a spec variant adds to a resource (`fields.contact.<name>`), by name: a
+ * string, a JSON number, a boolean, or a decimal kept exactly. A field not sent is absent.
+ */
+export type AddedValue = string | number | boolean | Decimal;
+export type AddedValues = Readonly<Record<string, AddedValue>>;
+interface WithAdded {
+  /** What a variant's added fields hold; absent on records that have none (the fixtures'). */
+  added?: AddedValues | undefined;
+}
+export type Contact = DomainOf<typeof contactShape<z.ZodDate, z.ZodDate, Money>> & WithAdded;
+export type Product = DomainOf<typeof productShape<z.ZodDate, z.ZodDate, Money>> & WithAdded;
 export type Invoice = DomainOf<typeof invoiceShape<z.ZodDate, z.ZodDate, Money>>;
 export type Expense = DomainOf<typeof expenseShape<z.ZodDate, z.ZodDate, Money>>;
 /** A token's whole record, hash included: what `--data` keeps and a snapshot restores. */

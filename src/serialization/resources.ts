@@ -1,16 +1,18 @@
 import { Decimal } from "decimal.js";
 import { z } from "zod";
+import type { AddedField, EnumName, Spec } from "../../spec/index.js";
 import {
   contactShape,
   expenseShape,
   invoiceShape,
   productShape,
+  type AddedValues,
   type Contact,
   type Expense,
   type Invoice,
   type Product,
 } from "../model/records.js";
-import { ERROR_STATUS, type ErrorCode, type ErrorDetails } from "../model/errors.js";
+import { defaultErrors, type ErrorDetails, type ErrorRole, type ErrorTable } from "../model/errors.js";
 import { renderedAs } from "./json-schema.js";
 
 /**
@@ -71,6 +73,8 @@ const FROM_DOMAIN = {
   instant: z.codec(z.string(), z.date(), { decode: (s) => new Date(s), encode: toInstant }),
   day: z.codec(z.string(), z.date(), { decode: (s) => new Date(s), encode: toInstant }),
   money: z.codec(z.string(), z.instanceof(Decimal), { decode: (s) => new Decimal(s), encode: toMoney }),
+  // The value the state holds, whatever spec it serves (a variant's added contact type included).
+  choice: () => z.string(),
 };
 
 /** A record on the wire: the model's shape without `organizationId` (a client only ever sees its own). */
@@ -151,39 +155,49 @@ const ErrorDetailsJson = z.custom<ErrorDetails>(isDetails).meta({
   }),
 });
 
-const ERROR_SCHEMA_IDS: Record<ErrorCode, string> = {
-  invalid_request: "InvalidRequestError",
+/** The document's name of each situation's envelope (components.schemas). */
+const ERROR_SCHEMA_IDS: Record<ErrorRole, string> = {
+  invalidRequest: "InvalidRequestError",
   unauthorized: "UnauthorizedError",
   forbidden: "ForbiddenError",
-  not_found: "NotFoundError",
-  rate_limited: "RateLimitedError",
-  internal_error: "InternalError",
+  notFound: "NotFoundError",
+  rateLimited: "RateLimitedError",
+  internal: "InternalError",
+  duplicateSku: "DuplicateSkuError",
 };
 
 /**
- * §7's envelope for one code; the code decides the status (ERROR_STATUS). Only invalid_request
- * carries `details`, naming each offending field.
+ * §7's envelope for one situation, with the status and code a table gives it. Only invalidRequest
+ * (and duplicateSku, which names the sku) carries `details`, naming each offending field.
  */
-const errorJson = (code: ErrorCode) => {
+export const errorSchemaId = (role: ErrorRole): string => ERROR_SCHEMA_IDS[role];
+
+/**
+ * §7's envelope of one code of a table, named after the first situation that answers with it; it
+ * carries `details` when a situation naming fields (invalidRequest, duplicateSku) answers with it.
+ * `named`: its id goes into zod's registry, which holds each id once (the default table's only).
+ */
+export const errorJson = (code: string, table: ErrorTable, named: boolean) => {
+  const roles = (Object.keys(table) as ErrorRole[]).filter((role) => table[role].code === code);
+  const first = roles[0] ?? "internal";
   const error = z.strictObject({ code: z.literal(code), message: z.string().min(1) });
+  const withDetails = roles.some((role) => role === "invalidRequest" || role === "duplicateSku");
   return z
-    .strictObject({
-      error: code === "invalid_request" ? error.extend({ details: ErrorDetailsJson.optional() }) : error,
-    })
-    .meta({
-      id: ERROR_SCHEMA_IDS[code],
-      description: `§7's error envelope with code ${code} (HTTP ${ERROR_STATUS[code]}).`,
-    });
+    .strictObject({ error: withDetails ? error.extend({ details: ErrorDetailsJson.optional() }) : error })
+    .meta(
+      Object.assign(named ? { id: ERROR_SCHEMA_IDS[first] } : {}, {
+        description: `§7's error envelope with code ${code} (HTTP ${table[first].status}).`,
+      }),
+    );
 };
 
-export const ErrorJson: Record<ErrorCode, ReturnType<typeof errorJson>> = {
-  invalid_request: errorJson("invalid_request"),
-  unauthorized: errorJson("unauthorized"),
-  forbidden: errorJson("forbidden"),
-  not_found: errorJson("not_found"),
-  rate_limited: errorJson("rate_limited"),
-  internal_error: errorJson("internal_error"),
-};
+/** The default table's envelopes by code (the default document's, the tests'). */
+export const ErrorJson: Readonly<Record<string, ReturnType<typeof errorJson>>> = Object.fromEntries(
+  [...new Set(Object.values(defaultErrors()).map((e) => e.code))].map((code) => [
+    code,
+    errorJson(code, defaultErrors(), true),
+  ]),
+);
 
 export type ContactJson = z.infer<typeof ContactJson>;
 export type ContactCreatedJson = z.infer<typeof ContactCreatedJson>;
@@ -214,3 +228,118 @@ export const toContactCreated = (c: Contact, sent: SentContactFields): ContactCr
 export const toProduct = (p: Product): ProductJson => z.encode(ProductWire(), p);
 export const toInvoice = (i: Invoice): InvoiceJson => z.encode(InvoiceWire(), i);
 export const toExpense = (e: Expense): ExpenseJson => z.encode(ExpenseWire(), e);
+
+// --- a spec's wire: its enumerations and added fields ------------------------------------------------
+
+/** An added field as served: its type (a decimal as §2's money), null on a record without it (spec-gaps #4). */
+function addedJson(field: AddedField): z.ZodType {
+  const base =
+    field.type === "boolean"
+      ? z.boolean()
+      : field.type === "number"
+        ? z.number()
+        : field.type === "decimal"
+          ? money
+          : field.enum === undefined
+            ? z.string()
+            : z.enum(field.enum);
+  return field.description === undefined ? base : base.meta({ description: field.description });
+}
+
+const addedShape = (fields: Readonly<Record<string, AddedField>>, nullable: boolean) =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, f]) => [
+      name,
+      nullable ? addedJson(f).nullable() : addedJson(f).optional(),
+    ]),
+  );
+
+/** An added value as served: a decimal at 4 decimals like §2's money. */
+const addedValueJson = (value: AddedValues[string]): string | number | boolean =>
+  value instanceof Decimal ? toMoney(value) : value;
+
+/** The added fields of a record, every one of `fields` (null when it has none), in the file's order. */
+function addedOf(
+  fields: Readonly<Record<string, AddedField>>,
+  values: AddedValues | undefined,
+  absentAs: "null" | "left out",
+): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const name of Object.keys(fields)) {
+    const value = values?.[name];
+    if (value !== undefined) out[name] = addedValueJson(value);
+    else if (absentAs === "null") out[name] = null;
+  }
+  return out;
+}
+
+/** What a spec serves: the response schemas (for the document) and the serializers (for the door). */
+export interface Wire {
+  schemas: {
+    contact: z.ZodType;
+    contactCreated: z.ZodType;
+    product: z.ZodType;
+    invoice: z.ZodType;
+    expense: z.ZodType;
+  };
+  toContact(c: Contact): unknown;
+  toContactCreated(c: Contact, sent: SentContactFields): unknown;
+  toProduct(p: Product): unknown;
+  toInvoice(i: Invoice): unknown;
+  toExpense(e: Expense): unknown;
+}
+
+/**
+ * A spec's wire: the default one's schemas and serializers above when its enumerations and fields are
+ * the default file's; otherwise the same shapes with the spec's enumerations and its added fields.
+ */
+export function wireOf(spec: Spec, isDefault: boolean): Wire {
+  if (isDefault) {
+    return {
+      schemas: {
+        contact: ContactJson,
+        contactCreated: ContactCreatedJson,
+        product: ProductJson,
+        invoice: InvoiceJson,
+        expense: ExpenseJson,
+      },
+      toContact,
+      toContactCreated,
+      toProduct,
+      toInvoice,
+      toExpense,
+    };
+  }
+  const leaves = Object.assign({}, WIRE, { choice: (name: EnumName) => z.enum(spec.enums[name]) });
+  const contactWire = contactShape(leaves);
+  const { contact: contactFields, product: productFields } = spec.fields;
+  return {
+    schemas: {
+      contact: z
+        .strictObject(Object.assign({}, served(contactWire), addedShape(contactFields, true)))
+        .meta({ description: "A contact (§2); unset optional fields are null." }),
+      contactCreated: z
+        .strictObject(Object.assign({}, createdSubset(contactWire), addedShape(contactFields, false)))
+        .meta({
+          description:
+            "§2's creation subset: id, type, name, createdAt, and email, phone and each added field only when they were sent.",
+        }),
+      product: z
+        .strictObject(Object.assign({}, served(productShape(leaves)), addedShape(productFields, true)))
+        .meta({ description: "A product or service (§2); unset optional fields are null." }),
+      invoice: z.strictObject(served(invoiceShape(leaves))).meta({
+        description: "An invoice (§2), read-only; the contact's email is null when it has none.",
+      }),
+      expense: z
+        .strictObject(served(expenseShape(leaves)))
+        .meta({ description: "An expense (§2), read-only." }),
+    },
+    // The built-in fields first, then the added ones in the file's order.
+    toContact: (c) => Object.assign(toContact(c), addedOf(contactFields, c.added, "null")),
+    toContactCreated: (c, sent) =>
+      Object.assign(toContactCreated(c, sent), addedOf(contactFields, c.added, "left out")),
+    toProduct: (p) => Object.assign(toProduct(p), addedOf(productFields, p.added, "null")),
+    toInvoice,
+    toExpense,
+  };
+}

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import type { Spec } from "../../spec/index.js";
 import type { Clock } from "../model/clock.js";
 import { SteerableClock } from "./clock.js";
 import type { FixtureSet } from "./fixtures/load.js";
+import { checkFixturesUnder } from "./fixtures/under-spec.js";
 import { drawBase62 } from "./ids.js";
 import { ReferenceState, type Latency } from "./state.js";
 import { TokenForm, type TokenDigest } from "./tokens.js";
@@ -28,7 +30,10 @@ export interface SandboxesOptions {
   baseClock: Clock;
   /** Where a sandbox's clock starts when not told: the default state's clock as it started. */
   defaultStart: () => Date;
-  rateLimit: RateLimitOptions;
+  /** The reference's spec: a sandbox serves it unless it is made with a variant of its own. */
+  spec?: Spec | undefined;
+  /** The reference's rate limit when it is not its spec's (`--rate-limit`): a sandbox without a spec of its own keeps it. */
+  rateLimit?: RateLimitOptions | undefined;
   latency: Latency | null;
   max?: number | undefined;
   idleMs?: number | undefined;
@@ -100,8 +105,19 @@ export class Sandboxes {
     return this.#byId.size;
   }
 
-  /** A new sandbox, its clock at `now` (the default state's start instant when not given). */
-  create(options: { now?: Date | undefined } = {}): Sandbox {
+  /** The spec a sandbox serves unless it is made with one of its own. */
+  get spec(): Spec | undefined {
+    return this.#options.spec;
+  }
+
+  /**
+   * A new sandbox, its clock at `now` (the default state's start instant when not given), serving
+   * `spec` (a variant already merged over the reference's; the reference's own when not given).
+   */
+  create(options: { now?: Date | undefined; spec?: Spec | undefined } = {}): Sandbox {
+    // A spec of its own must serve the fixtures every sandbox copies (SpecVariantError otherwise).
+    if (options.spec !== undefined)
+      checkFixturesUnder(options.spec, this.#options.fixtures, "the sandbox's spec");
     const now = this.#options.baseClock.now();
     this.#sweep(now);
     if (this.#byId.size >= this.max) {
@@ -117,7 +133,8 @@ export class Sandboxes {
       fixtures,
       tokenPrefix: o.tokenPrefix,
       clock: new SteerableClock(o.baseClock, options.now ?? o.defaultStart()),
-      rateLimit: o.rateLimit,
+      spec: options.spec ?? o.spec,
+      rateLimit: options.spec === undefined ? o.rateLimit : undefined,
       latency: o.latency,
     });
     const sandbox = new Sandbox(id, state, organizations, now);

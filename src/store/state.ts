@@ -1,3 +1,4 @@
+import { defaultSpec, type Spec } from "../../spec/index.js";
 import type { SteerableClock } from "./clock.js";
 import { FaultRegistry } from "./faults.js";
 import { manifestAt, type FixtureSet } from "./fixtures/load.js";
@@ -7,7 +8,7 @@ import { Journal } from "./journal.js";
 import type { Change, StateImage } from "./persistence/format.js";
 import { Store, additionsOf } from "./store.js";
 import { TokenRegistry, type TokenChange } from "./tokens.js";
-import { RollingWindows, type RateLimitOptions } from "./windows.js";
+import { RollingWindows, rateLimitOf, type RateLimitOptions } from "./windows.js";
 
 /** A random delay before every API answer, in ms (`--latency 200-800`). */
 export interface Latency {
@@ -20,7 +21,10 @@ export interface ReferenceStateOptions {
   fixtures: FixtureSet;
   tokenPrefix: string;
   clock: SteerableClock;
-  rateLimit: RateLimitOptions;
+  /** The spec this state serves (the default file's unless told); its API answers by it. */
+  spec?: Spec | undefined;
+  /** The rate limit, when it is not the spec's `limits.rate` (`--rate-limit`, a test's). */
+  rateLimit?: RateLimitOptions | undefined;
   latency?: Latency | null | undefined;
   /** A store of one's own (tests that make the store fail); it is cleared and seeded here. */
   store?: Store | undefined;
@@ -46,6 +50,8 @@ export class ReferenceState {
   readonly store: Store;
   readonly tokens: TokenRegistry;
   readonly clock: SteerableClock;
+  /** The spec this state serves: the API door reads its compiled form (src/routes/compile.ts). */
+  readonly spec: Spec;
   readonly rateLimits: RollingWindows;
   readonly faults = new FaultRegistry();
   readonly journal: Journal;
@@ -76,7 +82,8 @@ export class ReferenceState {
       clock: options.clock,
       onChange: (change) => this.#tokenChanged(change),
     });
-    this.rateLimits = new RollingWindows(options.rateLimit, options.clock);
+    this.spec = options.spec ?? defaultSpec();
+    this.rateLimits = new RollingWindows(options.rateLimit ?? rateLimitOf(this.spec), options.clock);
     this.journal = new Journal({ tokenPrefix: options.tokenPrefix });
     this.latency = options.latency ?? null;
     this.startLatency = this.latency;

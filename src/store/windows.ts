@@ -1,3 +1,4 @@
+import type { Spec } from "../../spec/index.js";
 import type { Clock } from "../model/clock.js";
 
 export interface RateLimitOptions {
@@ -6,6 +7,12 @@ export interface RateLimitOptions {
   /** The window's length in ms (§8: a minute). */
   windowMs: number;
 }
+
+/** A spec's `limits.rate` (§7, §8) as the windows count it. */
+export const rateLimitOf = (spec: Spec): RateLimitOptions => ({
+  limit: spec.limits.rate.requests,
+  windowMs: spec.limits.rate.windowSeconds * 1000,
+});
 
 /**
  * The instants of one key's accepted requests, oldest first. Those that left the window are skipped

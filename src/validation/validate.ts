@@ -38,7 +38,7 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, source:
   const summary = listed.map(([field, messages]) => `${shorten(field)}: ${messages.join("; ")}`).join(", ");
   const more = unlisted === 0 ? "" : ` (and ${unlisted} more field${unlisted === 1 ? "" : "s"})`;
   throw new ApiError(
-    "invalid_request",
+    "invalidRequest",
     `Invalid ${source === "body" ? "request body" : source}: ${summary}${more}`,
     details,
   );

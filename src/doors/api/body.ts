@@ -8,7 +8,7 @@ import type { Exchange } from "./exchange.js";
 /** A JSON object as parsed: what a POST body must be. */
 type JsonObject = { [key: string]: JsonValue };
 
-const invalid = (message: string) => new ApiError("invalid_request", message);
+const invalid = (message: string) => new ApiError("invalidRequest", message);
 
 /**
  * §4: POST bodies are JSON sent as `application/json`. Anything else is 400 invalid_request, the

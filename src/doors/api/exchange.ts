@@ -85,7 +85,9 @@ export class Exchange {
   fail(err: unknown): void {
     const apiError = answerFor(err, this.req, this.#log);
     if (prepareErrorAnswer(this.req, this.res)) {
-      this.send(apiError.status, JSON_CONTENT_TYPE, jsonBytes(errorBody(apiError)));
+      // The answering state's spec says with which status and code (spec `errors`).
+      const table = this.who.state.spec.errors;
+      this.send(apiError.answer(table).status, JSON_CONTENT_TYPE, jsonBytes(errorBody(apiError, table)));
     }
   }
 

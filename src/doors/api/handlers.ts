@@ -1,25 +1,20 @@
 import type { z } from "zod";
 import type { Principal } from "../../auth/authenticate.js";
 import { Accounting } from "../../domain/accounting.js";
-import type { Stored } from "../../model/records.js";
+import type { AddedValue, AddedValues, Stored } from "../../model/records.js";
+import { defaultSpec } from "../../../spec/index.js";
+import { compileSpec, type CompiledSpec } from "../../routes/compile.js";
 import type { AvailableId, Endpoint } from "../../routes/table.js";
-import { API_TABLE } from "../../routes/table.js";
 import { cachedBytes, dataBytes, jsonBytes, listBytes } from "../../serialization/envelope.js";
-import {
-  toContact,
-  toContactCreated,
-  toExpense,
-  toInvoice,
-  toProduct,
-} from "../../serialization/resources.js";
 import type { ReferenceState } from "../../store/state.js";
 import { randomIds, type IdGenerator } from "../../store/ids.js";
 import { parseQuery } from "../../http/query.js";
+import { beforeOf, filterOf, limitOf } from "../../validation/schemas.js";
 import { validate } from "../../validation/validate.js";
 
 /**
- * The one place where §4's rows (src/routes/table.ts) meet the code that answers them: each row is
- * bound to a domain operation and to the serializer of what it returns.
+ * The one place where §4's rows (src/routes/table.ts) meet the code that answers them: each row of a
+ * compiled spec is bound to a domain operation and to the spec's serializer of what it returns.
  */
 
 /** What a bound endpoint gets: the request's query string (without `?`) and body, unread, and who is asking. */
@@ -85,7 +80,7 @@ function parser<E extends Endpoint>(endpoint: E): (call: Call) => Input<E> {
 function list<E extends Endpoint, R extends object>(
   endpoint: E,
   read: (input: Input<E>, accounting: Accounting) => readonly Stored<R>[],
-  serialize: (record: R) => z.input<E["response"]>,
+  serialize: (record: R) => unknown,
 ): BoundEndpoint {
   const bytesOf = cachedBytes(serialize);
   const parse = parser(endpoint);
@@ -99,7 +94,7 @@ function list<E extends Endpoint, R extends object>(
 function create<E extends Endpoint, R>(
   endpoint: E,
   make: (input: Input<E>, accounting: Accounting) => R,
-  serialize: (record: R, input: Input<E>) => z.input<E["response"]>,
+  serialize: (record: R, input: Input<E>) => unknown,
 ): BoundEndpoint {
   const parse = parser(endpoint);
   return {
@@ -111,40 +106,88 @@ function create<E extends Endpoint, R>(
   };
 }
 
-const t = API_TABLE;
+/** The values of a spec's added fields in a validated creation body (absent: not sent). */
+function addedOf(body: Readonly<Record<string, unknown>>, names: readonly string[]): AddedValues | undefined {
+  let added: Record<string, AddedValue> | undefined;
+  for (const name of names) {
+    const value = body[name] as AddedValue | undefined;
+    if (value !== undefined) (added ??= {})[name] = value;
+  }
+  return added;
+}
 
-export const BOUND = {
-  listContacts: list(
-    t.listContacts,
-    ({ query, principal }, a) => a.listContacts(principal.organizationId, query),
-    toContact,
-  ),
-  createContact: create(
-    t.createContact,
-    ({ body, principal }, a) => a.createContact(principal.organizationId, body),
-    (contact, { body }) => toContactCreated(contact, body),
-  ),
-  listProducts: list(
-    t.listProducts,
-    ({ query, principal }, a) => a.listProducts(principal.organizationId, query),
-    toProduct,
-  ),
-  createProduct: create(
-    t.createProduct,
-    ({ body, principal }, a) => a.createProduct(principal.organizationId, body),
-    toProduct,
-  ),
-  listInvoices: list(
-    t.listInvoices,
-    ({ query, principal }, a) => a.listInvoices(principal.organizationId, query),
-    toInvoice,
-  ),
-  listExpenses: list(
-    t.listExpenses,
-    ({ query, principal }, a) => a.listExpenses(principal.organizationId, query),
-    toExpense,
-  ),
-} satisfies Record<AvailableId, BoundEndpoint>;
+/** A compiled spec's rows, each bound to its operation and serializer. */
+function bind(compiled: CompiledSpec): Record<AvailableId, BoundEndpoint> {
+  const { table: t, wire, spec } = compiled;
+  const contactFields = Object.keys(spec.fields.contact);
+  const productFields = Object.keys(spec.fields.product);
+  const filterParam = (id: AvailableId) => t[id].filterParam;
+  return {
+    listContacts: list(
+      t.listContacts,
+      ({ query, principal }, a) =>
+        a.listContacts(principal.organizationId, {
+          limit: limitOf(query),
+          before: beforeOf(query),
+          type: filterOf(query, filterParam("listContacts")),
+        }),
+      (c) => wire.toContact(c),
+    ),
+    createContact: create(
+      t.createContact,
+      ({ body, principal }, a) =>
+        a.createContact(principal.organizationId, body, addedOf(body, contactFields)),
+      (contact, { body }) => wire.toContactCreated(contact, body),
+    ),
+    listProducts: list(
+      t.listProducts,
+      ({ query, principal }, a) =>
+        a.listProducts(principal.organizationId, { limit: limitOf(query), before: beforeOf(query) }),
+      (p) => wire.toProduct(p),
+    ),
+    createProduct: create(
+      t.createProduct,
+      ({ body, principal }, a) =>
+        a.createProduct(principal.organizationId, body, addedOf(body, productFields)),
+      (p) => wire.toProduct(p),
+    ),
+    listInvoices: list(
+      t.listInvoices,
+      ({ query, principal }, a) =>
+        a.listInvoices(principal.organizationId, {
+          limit: limitOf(query),
+          before: beforeOf(query),
+          status: filterOf(query, filterParam("listInvoices")),
+        }),
+      (i) => wire.toInvoice(i),
+    ),
+    listExpenses: list(
+      t.listExpenses,
+      ({ query, principal }, a) =>
+        a.listExpenses(principal.organizationId, {
+          limit: limitOf(query),
+          before: beforeOf(query),
+          status: filterOf(query, filterParam("listExpenses")),
+        }),
+      (e) => wire.toExpense(e),
+    ),
+  };
+}
+
+const bound = new WeakMap<CompiledSpec, Record<AvailableId, BoundEndpoint>>();
+
+/** A compiled spec's bound endpoints, made once per compiled spec (their query caches with them). */
+export function boundFor(compiled: CompiledSpec): Record<AvailableId, BoundEndpoint> {
+  let made = bound.get(compiled);
+  if (made === undefined) {
+    made = bind(compiled);
+    bound.set(compiled, made);
+  }
+  return made;
+}
+
+/** The default spec's bound endpoints (what the reference serves without a variant). */
+export const BOUND = boundFor(compileSpec(defaultSpec()));
 
 /** The domain's operations over one state, made once per state. */
 export function accountingOf(ids: IdGenerator = randomIds): (state: ReferenceState) => Accounting {

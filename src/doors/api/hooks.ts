@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiError } from "../../model/errors.js";
+import { ApiError, defaultErrors, roleOfCode } from "../../model/errors.js";
 import type { Fault } from "../../store/faults.js";
 import type { Latency } from "../../store/state.js";
 import { failBeyondSpec } from "./beyond-spec.js";
@@ -50,5 +50,7 @@ export async function applyFault(fault: Fault, exchange: Exchange): Promise<bool
   if (fault.error.retryAfterSeconds !== undefined) {
     exchange.res.setHeader("Retry-After", String(fault.error.retryAfterSeconds));
   }
-  throw new ApiError(fault.error.code, fault.error.message);
+  // A fault is armed with a code of the control surface's table (the default spec's); the situation
+  // it names is answered as the answering state's spec says.
+  throw new ApiError(roleOfCode(defaultErrors(), fault.error.code) ?? "internal", fault.error.message);
 }

@@ -206,7 +206,7 @@ interface ProductBody {
   sku: string;
   name: string;
   description?: string;
-  type?: "PRODUCT" | "SERVICE";
+  type?: string;
   unitPrice: RawNumber;
   taxable?: boolean;
 }

@@ -21,6 +21,6 @@ export function rateLimit(who: Credentials, res: Response): void {
   res.setHeader("RateLimit", `"${policy}"; r=${Math.max(0, limit - totalHits)}; t=${untilReset}`);
   if (totalHits > limit) {
     res.setHeader("Retry-After", String(Math.max(1, untilReset)));
-    throw new ApiError("rate_limited", `More than ${limit} requests in the rate-limit window`);
+    throw new ApiError("rateLimited", `More than ${limit} requests in the rate-limit window`);
   }
 }

@@ -63,6 +63,6 @@ export function checkAdded(
   } catch (err) {
     if (!(err instanceof FixtureError)) throw err;
     const field = [err.file, err.record, err.field].filter((p) => p !== undefined).join(".");
-    throw new ApiError("invalid_request", err.message, { [field]: [err.detail ?? err.message] });
+    throw new ApiError("invalidRequest", err.message, { [field]: [err.detail ?? err.message] });
   }
 }

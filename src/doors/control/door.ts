@@ -54,7 +54,7 @@ const jsonOnly: RequestHandler = (req, _res, next) => {
   const hasBody =
     req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
   if (hasBody && !req.is("application/json")) {
-    next(new ApiError("invalid_request", "Content-Type must be application/json"));
+    next(new ApiError("invalidRequest", "Content-Type must be application/json"));
     return;
   }
   next();
@@ -122,7 +122,7 @@ export function controlDoor(
   door.use((req, _res, next) => {
     next(
       new ApiError(
-        "not_found",
+        "notFound",
         `No control operation ${req.method} ${req.baseUrl}${req.path}; GET /__control/ lists them`,
       ),
     );

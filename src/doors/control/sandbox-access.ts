@@ -1,4 +1,6 @@
+import { SpecVariantError, applyVariant, defaultSpec, type Spec } from "../../../spec/index.js";
 import { ApiError } from "../../model/errors.js";
+import { compileSpec } from "../../routes/compile.js";
 import { SandboxLimitError, type Sandbox, type Sandboxes } from "../../store/sandboxes.js";
 import { CONTROL_BASE } from "./views.js";
 
@@ -11,7 +13,7 @@ export class SandboxesFull extends ApiError {
   constructor(err: SandboxLimitError, sandboxes: Sandboxes) {
     const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
     super(
-      "rate_limited",
+      "rateLimited",
       `At most ${err.max} sandbox${err.max === 1 ? "" : "es"} at once (--max-sandboxes, REFERENCE_MAX_SANDBOXES): delete one ` +
         `(DELETE ${CONTROL_BASE}/sandboxes/{id}), or wait ${seconds} s until the least recently used one ` +
         `ends (sandboxes end after ${Math.round(sandboxes.idleMs / 1000)} s without a request)`,
@@ -29,16 +31,48 @@ export function sandboxOf(sandboxes: Sandboxes, id: string): Sandbox {
 
 export const noSandbox = (sandboxes: Sandboxes, id: string): ApiError =>
   new ApiError(
-    "not_found",
+    "notFound",
     `No sandbox ${id}: it was never made, was deleted, or ended after ${Math.round(sandboxes.idleMs / 1000)} s without a request; POST ${CONTROL_BASE}/sandboxes makes one`,
   );
 
-/** Creates a sandbox, or throws the 429 of the limit. */
-export function newSandbox(sandboxes: Sandboxes, now: Date | undefined): Sandbox {
+/**
+ * The spec a sandbox serves: `variant` merged over the reference's own (RFC 7396), or the reference's
+ * when none is given. A bad one is the request's fault: 400 in the default table's envelope, `details`
+ * keyed by the body's path to each bad key (`spec.limits.page.max`).
+ */
+function sandboxSpec(sandboxes: Sandboxes, variant: Record<string, unknown> | undefined): Spec | undefined {
+  if (variant === undefined) return undefined;
   try {
-    return sandboxes.create({ now });
+    const spec = applyVariant(variant, sandboxes.spec ?? defaultSpec(), "spec");
+    compileSpec(spec);
+    return spec;
+  } catch (err) {
+    if (!(err instanceof SpecVariantError)) throw err;
+    throw badSpec(err);
+  }
+}
+
+const badSpec = (err: SpecVariantError): ApiError => {
+  const details: Record<string, string[]> = {};
+  for (const { path, message } of err.problems) {
+    const key = path === "(the whole file)" ? "spec" : `spec.${path}`;
+    details[key] = [...(details[key] ?? []), message];
+  }
+  return new ApiError("invalidRequest", err.message.replace(/\n\s*/g, " "), details);
+};
+
+/** Creates a sandbox (with a spec variant of its own, if given), or throws the 429 of the limit. */
+export function newSandbox(
+  sandboxes: Sandboxes,
+  now: Date | undefined,
+  variant?: Record<string, unknown> | undefined,
+): Sandbox {
+  const spec = sandboxSpec(sandboxes, variant);
+  try {
+    return sandboxes.create({ now, spec });
   } catch (err) {
     if (err instanceof SandboxLimitError) throw new SandboxesFull(err, sandboxes);
+    if (err instanceof SpecVariantError) throw badSpec(err);
     throw err;
   }
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { parseDuration } from "../../model/duration.js";
-import { ERROR_CODES, ERROR_STATUS } from "../../model/errors.js";
-import { TABLE_ROWS } from "../../routes/table.js";
+import { ERROR_CODES, ERROR_STATUS, defaultErrors } from "../../model/errors.js";
+import { defaultSpec } from "../../../spec/index.js";
+import { compileSpec } from "../../routes/compile.js";
 import { BEYOND_SPEC } from "../../store/faults.js";
 import {
   AccountRecordSchema,
@@ -58,8 +59,11 @@ export const ClockInput = z
 const CODES = ERROR_CODES;
 const STATUSES = ERROR_CODES.map((code) => ERROR_STATUS[code]);
 
-/** §4's endpoints that exist: a fault names one of them, or none (then it matches every request). */
-const ENDPOINTS = TABLE_ROWS.flatMap(({ row }) =>
+/**
+ * §4's endpoints that exist: a fault names one of them, or none (then it matches every request). The
+ * control surface's contract is the default spec's, whatever the API serves (DECISIONS.md, issue 26).
+ */
+const ENDPOINTS = compileSpec(defaultSpec()).rows.flatMap(({ row }) =>
   row.announced === true ? [] : [{ method: row.method.toUpperCase(), path: row.path }],
 );
 const ENDPOINT_PATHS = [...new Set(ENDPOINTS.map((e) => e.path))];
@@ -127,9 +131,10 @@ export const FaultInput = z
     if (!errs && f.drop === undefined && f.delayMs === undefined && f.beyondSpec === undefined) {
       fail("status", "give status (or code), delayMs, drop or beyondSpec");
     }
-    const isRateLimited = f.code === "rate_limited" || f.status === 429;
+    const limited = defaultErrors().rateLimited;
+    const isRateLimited = f.code === limited.code || f.status === limited.status;
     if (f.retryAfter !== undefined && !isRateLimited)
-      fail("retryAfter", "goes with a 429 rate_limited fault only");
+      fail("retryAfter", `goes with a ${limited.status} ${limited.code} fault only`);
     if (f.message !== undefined && !errs) fail("message", "goes with an error fault (status or code) only");
   });
 
@@ -175,6 +180,11 @@ export const RecordsInput = z
 export const SandboxInput = z.strictObject({
   /** Where its clock starts, an ISO 8601 date-time with its zone (the server's start by default). */
   now: instant.optional(),
+  /**
+   * A spec variant of its own (a partial spec file), merged over the reference's spec: its API answers
+   * by it, the control surface by the default table. Checked whole: a bad key is a 400 naming it.
+   */
+  spec: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** The `:id` of a path (`DELETE /__control/faults/:id`). */

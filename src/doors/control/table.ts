@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { z } from "zod";
-import { ApiError, errorCodeOf, type ErrorCode } from "../../model/errors.js";
+import { ApiError, defaultErrors, errorCodeOf, roleOfCode, type ErrorRole } from "../../model/errors.js";
 import type { Sandbox, Sandboxes } from "../../store/sandboxes.js";
 import type { ReferenceState } from "../../store/state.js";
 import { validate } from "../../validation/validate.js";
@@ -167,13 +167,14 @@ const queryOf = (values: object): Record<string, string> =>
   );
 
 /** The messages the reference itself answers with, so that an injected error reads like a real one. */
-const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
-  invalid_request: "Invalid request (injected fault)",
+const DEFAULT_MESSAGES: Record<ErrorRole, string> = {
+  invalidRequest: "Invalid request (injected fault)",
   unauthorized: "Invalid token (injected fault)",
   forbidden: "Forbidden (injected fault)",
-  not_found: "Not found (injected fault)",
-  rate_limited: "More than the allowed requests in the rate-limit window (injected fault)",
-  internal_error: "Internal server error; retry in a few seconds (injected fault)",
+  notFound: "Not found (injected fault)",
+  rateLimited: "More than the allowed requests in the rate-limit window (injected fault)",
+  internal: "Internal server error; retry in a few seconds (injected fault)",
+  duplicateSku: "Invalid request (injected fault)",
 };
 
 export const CONTROL_TABLE = {
@@ -198,7 +199,7 @@ export const CONTROL_TABLE = {
           .map((o) => o.id)
           .concat(sandbox === undefined ? [] : Object.keys(sandbox.organizations))
           .join(", ");
-        throw new ApiError("invalid_request", `organization: no organization ${organization}`, {
+        throw new ApiError("invalidRequest", `organization: no organization ${organization}`, {
           organization: [`must be one of ${known}`],
         });
       }
@@ -255,6 +256,7 @@ export const CONTROL_TABLE = {
     },
     ({ state, sandbox }, f): FaultView => {
       const code = f.code ?? (f.status === undefined ? undefined : errorCodeOf(f.status));
+      const role = code === undefined ? undefined : (roleOfCode(defaultErrors(), code) ?? "internal");
       const now = state.clock.now();
       const fault = state.faults.add(
         {
@@ -273,8 +275,8 @@ export const CONTROL_TABLE = {
               ? undefined
               : {
                   code,
-                  message: f.message ?? DEFAULT_MESSAGES[code],
-                  retryAfterSeconds: code === "rate_limited" ? (f.retryAfter ?? 1) : undefined,
+                  message: f.message ?? DEFAULT_MESSAGES[role ?? "internal"],
+                  retryAfterSeconds: role === "rateLimited" ? (f.retryAfter ?? 1) : undefined,
                 },
           delayMs: f.delayMs,
           drop: f.drop,
@@ -293,7 +295,7 @@ export const CONTROL_TABLE = {
     { method: "DELETE", path: "/faults/:id", summary: "Disarm one fault" },
     ({ state }, id): ClearedView => {
       if (!state.faults.remove(id)) {
-        throw new ApiError("not_found", `No armed fault ${id}: it was cleared, used up or ran out`);
+        throw new ApiError("notFound", `No armed fault ${id}: it was cleared, used up or ran out`);
       }
       return { cleared: 1 };
     },
@@ -325,7 +327,7 @@ export const CONTROL_TABLE = {
         .map((e) => `${e.method} ${e.path} ${e.status ?? "(no answer)"}`)
         .join(", ");
       throw new ApiError(
-        "not_found",
+        "notFound",
         `No ${wanted === "" ? "" : `${wanted} `}request${filter.after === undefined ? "" : ` after seq ${filter.after}`} within ${timeoutMs} ms; the last ones: ${seen === "" ? "none" : seen}`,
       );
     },
@@ -409,11 +411,12 @@ export const CONTROL_TABLE = {
       method: "POST",
       path: "/sandboxes",
       summary:
-        "A new sandbox, { now }? for its clock: its id and its token manifest (the format of tokens.json); every operation above acts on it alone under /__control/sandboxes/{id}",
+        "A new sandbox, { now }? for its clock, { spec }? a spec variant of its own: its id and its token manifest (the format of tokens.json); every operation above acts on it alone under /__control/sandboxes/{id}",
       status: 201,
       on: "sandboxes",
     },
-    ({ sandboxes }, { now }): SandboxCreatedView => createdView(sandboxes, newSandbox(sandboxes, now)),
+    ({ sandboxes }, { now, spec }): SandboxCreatedView =>
+      createdView(sandboxes, newSandbox(sandboxes, now, spec)),
   ),
   deleteSandbox: withId(
     {

@@ -34,7 +34,7 @@ export function faultView(f: Fault): FaultView {
     until: f.until?.toISOString() ?? null,
     untilCleared: f.untilCleared,
     taken: f.taken,
-    status: f.error === undefined ? null : ERROR_STATUS[f.error.code],
+    status: f.error === undefined ? null : (ERROR_STATUS[f.error.code] ?? null),
     code: f.error?.code ?? null,
     message: f.error?.message ?? null,
     retryAfter: f.error?.retryAfterSeconds ?? null,

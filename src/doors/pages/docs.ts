@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import express, { type Response, type Router } from "express";
+import type { Spec } from "../../../spec/index.js";
 import type { OpenApiDocument } from "../../openapi/document.js";
 import { packageRoot } from "../../store/fixtures/paths.js";
 
@@ -14,6 +15,8 @@ import { packageRoot } from "../../store/fixtures/paths.js";
 export interface DocsOptions {
   /** The document to serve; the reference's own by default. */
   document?: OpenApiDocument;
+  /** The spec the reference serves (`--spec`): its document is served, with its numbers and fields. */
+  spec?: Spec | undefined;
   /**
    * A token the page fills in for "try it", e.g. a fixture token of the reference (they are test
    * tokens, printed in its banner). Never pass a real token: the page shows it to whoever loads it.
@@ -155,7 +158,7 @@ export function docsRouter(options: DocsOptions = {}): Router {
   let json: Promise<string> | undefined;
   const documentJson = () =>
     (json ??= import("../../openapi/document.js").then(({ buildOpenApiDocument, renderOpenApiJson }) =>
-      renderOpenApiJson(options.document ?? buildOpenApiDocument()),
+      renderOpenApiJson(options.document ?? buildOpenApiDocument({ spec: options.spec })),
     ));
   const router = express.Router({ strict: true, caseSensitive: true });
 

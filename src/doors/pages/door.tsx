@@ -110,7 +110,7 @@ export function pagesDoor(state: ReferenceState, options: PagesDoorOptions): Rou
     const id = req.params.id;
     const token = organization === undefined || typeof id !== "string" ? undefined : state.tokens.get(id);
     if (organization === undefined || token === undefined || token.organizationId !== organization.id) {
-      throw new ApiError("not_found", "There is no such token in the organization you are signed in as.");
+      throw new ApiError("notFound", "There is no such token in the organization you are signed in as.");
     }
     return { organization, token };
   };
@@ -266,7 +266,7 @@ export function pagesDoor(state: ReferenceState, options: PagesDoorOptions): Rou
   });
 
   door.use((req, _res, next) => {
-    next(new ApiError("not_found", `There is no page ${req.method} ${req.path}.`));
+    next(new ApiError("notFound", `There is no page ${req.method} ${req.path}.`));
   });
   door.use(pageErrors(state, csrf.invalidCsrfTokenError, options.log));
   return door;

@@ -10,7 +10,7 @@ const FIELD_ORDER: readonly NewTokenField[] = ["name", "scopes", "expiresOn"];
 /** Where an error summary's link takes the keyboard: the field, or the first scope checkbox. */
 const FIELD_TARGET: Record<NewTokenField, string> = {
   name: "name",
-  scopes: scopeInputId("contacts:read"),
+  scopes: scopeInputId(SCOPE_GROUPS[0]?.scopes[0]?.scope ?? ""),
   expiresOn: "expiresOn",
 };
 

@@ -2,12 +2,16 @@ import { mkdir, open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { z } from "zod";
+import { defaultSpec } from "../../../spec/index.js";
 import {
   FORMAT_VERSION,
   JournalEntry,
   JournalHeader,
   SNAPSHOT_FILE,
   Snapshot,
+  markOf,
+  specMismatch,
+  type SpecMark,
   frame,
   journalFile,
   type Change,
@@ -46,6 +50,11 @@ export interface DataDirOptions {
   tokenPrefix: string;
   /** The fixtures this run seeds from (a first start, a reset). */
   fixturesDir: string;
+  /**
+   * The spec this run serves, as a snapshot keeps it (`markOf`; the default file's when not given): a
+   * folder written under one whose records it cannot serve is refused.
+   */
+  spec?: SpecMark | undefined;
   /**
    * Compact once the journal holds more bytes than this. Default: more than the snapshot and more
    * than 4 MiB, so that the work of compacting stays in proportion to what it saves.
@@ -133,6 +142,14 @@ export class DataDir {
       if (snapshot.tokenPrefix !== options.tokenPrefix) {
         throw new DataError(
           `${join(options.dir, SNAPSHOT_FILE)}: its tokens were made with the prefix "${snapshot.tokenPrefix}", not "${options.tokenPrefix}"; start with --token-prefix ${snapshot.tokenPrefix} or give another --data folder`,
+        );
+      }
+      // A folder that names no spec was written under the default file (before issue 26).
+      const kept = snapshot.spec ?? markOf(defaultSpec());
+      const mismatch = specMismatch(kept, options.spec ?? markOf(defaultSpec()));
+      if (mismatch !== undefined) {
+        throw new DataError(
+          `${join(options.dir, SNAPSHOT_FILE)}: written under the spec "${kept.title}", whose records this spec cannot serve as they are (${mismatch}); start with the --spec it was written under, or give another --data folder`,
         );
       }
       dataDir.#seededFrom = snapshot.fixtures;
@@ -321,6 +338,7 @@ export class DataDir {
       writtenAt: new Date(),
       tokenPrefix: this.#options.tokenPrefix,
       fixtures: this.#seededFrom,
+      spec: this.#options.spec ?? markOf(defaultSpec()),
       state: source.image(),
     };
     const text = frame(JSON.stringify(z.encode(Snapshot, snapshot)));

@@ -1,6 +1,7 @@
 import { crc32 } from "node:zlib";
 import { Decimal } from "decimal.js";
 import { z } from "zod";
+import type { Spec } from "../../../spec/index.js";
 import {
   accountShape,
   contactShape,
@@ -67,12 +68,30 @@ const DISK = {
   instant,
   day: instant,
   money: decimal,
+  // Whatever the spec the folder was written under allowed (a variant's added value included): the
+  // folder remembers that spec, and refuses to open under one whose enumerations or fields differ.
+  choice: () => z.string(),
 };
 
 export const OrganizationData = z.strictObject(organizationShape(DISK));
 export const AccountData = z.strictObject(accountShape(DISK));
-export const ContactData = z.strictObject(contactShape(DISK));
-export const ProductData = z.strictObject(productShape(DISK));
+/**
+ * The values of a spec variant's added fields: JSON's own, a decimal as `{ "decimal": "<exact text>" }`
+ * so that it reads back as a decimal, never a float. Absent on records that have none.
+ */
+const addedValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.codec(z.strictObject({ decimal: z.string().regex(/^-?\d+(\.\d+)?$/) }), z.instanceof(Decimal), {
+    decode: ({ decimal }) => new Decimal(decimal),
+    encode: (d) => ({ decimal: d.toFixed() }),
+  }),
+]);
+const added = { added: z.record(z.string(), addedValue).optional() };
+
+export const ContactData = z.strictObject(Object.assign(contactShape(DISK), added));
+export const ProductData = z.strictObject(Object.assign(productShape(DISK), added));
 export const InvoiceData = z.strictObject(invoiceShape(DISK));
 export const ExpenseData = z.strictObject(expenseShape(DISK));
 /** A token as the registry keeps it: its SHA-256 in hex, never the token in clear. */
@@ -126,6 +145,46 @@ export const StateImage = z.strictObject({
 /** The whole state in domain types: what a snapshot holds and what the state restores from. */
 export type StateImage = z.output<typeof StateImage>;
 
+/**
+ * The spec a folder was written under, as far as its records depend on it: the enumerations their
+ * values come from and the fields added to them (issue 26).
+ */
+export const SpecMark = z.strictObject({
+  title: z.string(),
+  enums: z.record(z.string(), z.array(z.string())),
+  fields: z.strictObject({
+    contact: z.record(z.string(), z.unknown()),
+    product: z.record(z.string(), z.unknown()),
+  }),
+});
+export type SpecMark = z.output<typeof SpecMark>;
+
+/** A spec's mark, as a snapshot keeps it. */
+export const markOf = (spec: Spec): SpecMark => ({
+  title: spec.title,
+  enums: { ...spec.enums },
+  fields: { contact: { ...spec.fields.contact }, product: { ...spec.fields.product } },
+});
+
+/**
+ * Why a folder written under `kept` cannot be opened under `now`, or undefined when it can: its
+ * added fields differ (records would lose or lack them), or an enumeration lost a value its records
+ * may hold. A value added to an enumeration changes no record: that opens.
+ */
+export function specMismatch(kept: SpecMark, now: SpecMark): string | undefined {
+  const problems: string[] = [];
+  for (const resource of ["contact", "product"] as const) {
+    const a = JSON.stringify(kept.fields[resource]);
+    const b = JSON.stringify(now.fields[resource]);
+    if (a !== b) problems.push(`fields.${resource} was ${a}, is ${b}`);
+  }
+  for (const [name, values] of Object.entries(kept.enums)) {
+    const lost = values.filter((v) => !(now.enums[name] ?? []).includes(v));
+    if (lost.length > 0) problems.push(`enums.${name} no longer has ${lost.join(", ")}`);
+  }
+  return problems.length === 0 ? undefined : problems.join("; ");
+}
+
 export const Snapshot = z.strictObject({
   format: z.literal("accounting-reference-state"),
   version: z.literal(FORMAT_VERSION),
@@ -137,6 +196,8 @@ export const Snapshot = z.strictObject({
   tokenPrefix: z.string(),
   /** Where the state was last seeded from (first start, or a reset), and those files' SHA-256. */
   fixtures: z.strictObject({ dir: z.string(), sha256: z.string() }),
+  /** What of the spec it was written under gives its records their meaning; absent: the default file. */
+  spec: z.optional(SpecMark),
   state: StateImage,
 });
 export type Snapshot = z.output<typeof Snapshot>;

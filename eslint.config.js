@@ -103,6 +103,12 @@ export default tseslint.config(
     },
   },
   {
+    // vitest reads which fixtures a fixture or a test needs from its first parameter, which must be a
+    // destructuring pattern: `({}, { onCleanup }) => …` is how a fixture that needs none is written.
+    files: ["**/*.test.ts", "src/test-support/**/*.ts", "conformance/support/**/*.ts"],
+    rules: { "no-empty-pattern": ["error", { allowObjectPatternsAsParameters: true }] },
+  },
+  {
     // The pages' one script runs in the browser, as a classic script.
     files: ["src/doors/pages/assets/**/*.js"],
     languageOptions: { globals: globals.browser, sourceType: "script" },

@@ -1,13 +1,13 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, vi } from "vitest";
 import { readmeExamples, runExample } from "../../test-support/readme.js";
 import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
-import { servePerTest } from "../../test-support/serve.js";
+import { serverTest } from "../../test-support/serve.js";
 
 // The README's examples of the reference in process, the control surface and sandboxes, run as
 // written. The Playwright ones (playwright.config.ts, tests/contacts.spec.ts) are run by a real
 // Playwright run in playwright.test.ts, the CI job (ci-job.sh) by src/entry/ci-job.readme.test.ts.
 
-const serve = servePerTest();
+const it = serverTest;
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
@@ -29,7 +29,9 @@ describe("the README's examples", () => {
     await expect(runExample("in-process")).resolves.toBeUndefined();
   });
 
-  it("control-client: resets, arms and clears a fault, and expires lumiere-expires-tomorrow", async () => {
+  it("control-client: resets, arms and clears a fault, and expires lumiere-expires-tomorrow", async ({
+    serve,
+  }) => {
     const ref = await controlledReference();
     vi.stubEnv("REFERENCE_URL", `http://127.0.0.1:${await serve(ref.app)}`);
     vi.stubEnv("REFERENCE_CONTROL_KEY", CONTROL_KEY);

@@ -84,9 +84,6 @@ export function referenceTest(options: TestReferenceOptions = {}) {
     );
 }
 
-/** The `test` of `referenceTest()`: what a test file of the API imports as `it`. */
-export type ReferenceTest = ReturnType<typeof referenceTest>;
-
 /** The clear token of a fixture label in a reference's manifest. */
 export function token(reference: Reference, label: string): string {
   const entry = reference.manifest.tokens.find((t) => t.label === label);

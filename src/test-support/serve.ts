@@ -4,10 +4,29 @@ import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { test as base } from "vitest";
 import { createServer, type ServerOptions } from "../edge/server.js";
-import { close, listen } from "./raw-http.js";
 
 // Servers on ephemeral loopback ports, for clients that need a real socket (fetch, raw bytes, a
 // chosen local address); every server is closed after the test that started it.
+
+/** Listens on an ephemeral loopback port; returns the port. */
+export async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Closes the server and every connection still open on it. */
+export function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
 
 export type Serve = (app: Parameters<typeof createServer>[0], options?: ServerOptions) => Promise<number>;
 export type ServeBare = (app: Express) => Promise<number>;

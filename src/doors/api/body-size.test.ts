@@ -3,7 +3,8 @@ import request from "supertest";
 import { describe, expect } from "vitest";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../entry/reference.js";
 import { CONTACTS, VALID, bodyTest, json, type BodyHarness } from "../../test-support/bodies.js";
-import { close, exchange, expectEnvelope, listen, only, rawRequest } from "../../test-support/raw-http.js";
+import { exchange, expectEnvelope, only, rawRequest } from "../../test-support/raw-http.js";
+import { close, listen } from "../../test-support/serve.js";
 import { expectData } from "../../test-support/reference.js";
 
 // How large a body may be (spec-gaps #15), how one too large is refused without being read, and a

@@ -218,6 +218,26 @@ export async function readFixture(name: "contacts" | "products" | "invoices" | "
   return JSON.parse(text) as FixtureRecord[];
 }
 
+/**
+ * POSTs a valid contact to org_lumiere as `label`, asserts the refusal (`status`, `code`), and that
+ * no contact was stored.
+ */
+export async function expectContactRefused(
+  reference: TestReference,
+  label: string,
+  status: number,
+  code: ErrorCode,
+): Promise<ErrorEnvelope["error"]> {
+  const before = reference.store.countContacts("org_lumiere");
+  const res = await request(reference.app)
+    .post("/api/v1/contacts")
+    .set(reference.auth(label))
+    .send({ type: "CLIENT", name: "x" });
+  const error = expectError(res, status, code);
+  expect(reference.store.countContacts("org_lumiere")).toBe(before);
+  return error;
+}
+
 /** Ids of an organization's list as a client reads it (200 at most, the cap). */
 export async function listIds(reference: TestReference, path: string, label: string): Promise<string[]> {
   const res = await request(reference.app).get(`${path}?limit=200`).set(reference.auth(label));

@@ -6,6 +6,7 @@ import {
   ENDPOINTS,
   describeEndpoint,
   expectData,
+  expectContactRefused,
   expectError,
   referenceTest,
   testReference,
@@ -247,13 +248,7 @@ describe("scopes (§5.6)", () => {
   });
 
   it("stores nothing when a POST is refused for its scope", async ({ ref }) => {
-    const before = ref.store.countContacts("org_lumiere");
-    const res = await request(ref.app)
-      .post(CONTACTS)
-      .set(ref.auth("lumiere-contacts-read"))
-      .send({ type: "CLIENT", name: "x" });
-    expectError(res, 403, "forbidden");
-    expect(ref.store.countContacts("org_lumiere")).toBe(before);
+    await expectContactRefused(ref, "lumiere-contacts-read", 403, "forbidden");
   });
 });
 
@@ -283,62 +278,23 @@ describe("usage: request count and last use (§5.7, spec-gaps #28)", () => {
     return { requestCount: view.requestCount, lastUsedAt: view.lastUsedAt?.toISOString() ?? null };
   };
 
-  it.for([
-    {
-      outcome: "200 list",
-      label: "lumiere-full",
-      send: (ref: TestReference) => request(ref.app).get(CONTACTS),
-      status: 200,
-    },
-    {
-      outcome: "201 creation",
-      label: "lumiere-full",
-      send: (ref: TestReference) => request(ref.app).post(CONTACTS).send({ type: "CLIENT", name: "x" }),
-      status: 201,
-    },
-    {
-      outcome: "400 invalid query",
-      label: "lumiere-full",
-      send: (ref: TestReference) => request(ref.app).get(`${CONTACTS}?limit=0`),
-      status: 400,
-    },
-    {
-      outcome: "400 malformed body",
-      label: "lumiere-full",
-      send: (ref: TestReference) =>
-        request(ref.app).post(CONTACTS).set("Content-Type", "application/json").send("{"),
-      status: 400,
-    },
-    {
-      outcome: "404 unknown path",
-      label: "lumiere-full",
-      send: (ref: TestReference) => request(ref.app).get("/api/v1/nothing"),
-      status: 404,
-    },
-    {
-      outcome: "404 PUT",
-      label: "lumiere-full",
-      send: (ref: TestReference) => request(ref.app).put(CONTACTS),
-      status: 404,
-    },
-    {
-      outcome: "403 missing scope",
-      label: "lumiere-contacts-read",
-      send: (ref: TestReference) => request(ref.app).get("/api/v1/products"),
-      status: 403,
-    },
-    {
-      outcome: "403 plan without API access",
-      label: "petitpas-full",
-      send: (ref: TestReference) => request(ref.app).get(CONTACTS),
-      status: 403,
-    },
+  it.for<[string, string, "get" | "post" | "put", string, string | undefined, number]>([
+    // outcome, token, method, path, JSON body, status
+    ["200 list", "lumiere-full", "get", CONTACTS, undefined, 200],
+    ["201 creation", "lumiere-full", "post", CONTACTS, '{"type":"CLIENT","name":"x"}', 201],
+    ["400 invalid query", "lumiere-full", "get", `${CONTACTS}?limit=0`, undefined, 400],
+    ["400 malformed body", "lumiere-full", "post", CONTACTS, "{", 400],
+    ["404 unknown path", "lumiere-full", "get", "/api/v1/nothing", undefined, 404],
+    ["404 PUT", "lumiere-full", "put", CONTACTS, undefined, 404],
+    ["403 missing scope", "lumiere-contacts-read", "get", "/api/v1/products", undefined, 403],
+    ["403 plan without API access", "petitpas-full", "get", CONTACTS, undefined, 403],
   ])(
-    "counts a request that ends in $outcome and records its instant",
-    async ({ label, send, status }, { ref }) => {
+    "counts a request that ends in %s and records its instant",
+    async ([_outcome, label, method, path, body, status], { ref }) => {
       const before = usage(ref, label);
       ref.clock.advance(90_000);
-      const res = await send(ref).set(ref.auth(label));
+      const req = request(ref.app)[method](path).set(ref.auth(label));
+      const res = await (body === undefined ? req : req.set("Content-Type", "application/json").send(body));
       expect(res.status).toBe(status);
       expect(usage(ref, label)).toEqual({
         requestCount: before.requestCount + 1,

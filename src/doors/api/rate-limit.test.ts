@@ -1,7 +1,13 @@
 import { request as httpRequest } from "node:http";
 import request from "supertest";
 import { describe, expect } from "vitest";
-import { expectData, expectError, referenceTest, type TestReference } from "../../test-support/reference.js";
+import {
+  expectContactRefused,
+  expectData,
+  expectError,
+  referenceTest,
+  type TestReference,
+} from "../../test-support/reference.js";
 
 const LIMIT = 5;
 const WINDOW_MS = 60_000;
@@ -142,13 +148,7 @@ describe("rate limit (§8, spec-gaps #21)", () => {
 
   it("stores nothing for a rate-limited POST", async ({ ref }) => {
     await exhaust(ref, "lumiere-full");
-    const before = ref.store.countContacts("org_lumiere");
-    const res = await request(ref.app)
-      .post(CONTACTS)
-      .set(ref.auth("lumiere-full"))
-      .send({ type: "CLIENT", name: "x" });
-    expectError(res, 429, "rate_limited");
-    expect(ref.store.countContacts("org_lumiere")).toBe(before);
+    await expectContactRefused(ref, "lumiere-full", 429, "rate_limited");
   });
 
   it("limits a revoked token's requests too: 429 before 401", async ({ ref }) => {

@@ -102,9 +102,93 @@ const forbidden = [
   },
 ];
 
+/**
+ * The kit's layering (CONTRIBUTING, "The kit"): the command line (bin.ts, cli.ts) and the API
+ * (index.ts) on top; beside each other below them, the engine (engine/: runner, client, pacer,
+ * tokens, preflight), the catalogue (checks/, written with support/) and the reports (report/); under
+ * all of them the contract (types.ts, exchange.ts, failures.ts, the manifest's schema, kit.ts) and the
+ * kit's own reading of the spec (spec/). The engine runs checks it knows only by the contract; a check
+ * reaches the target only through the context it is given.
+ */
+const KIT = "^conformance/";
+const KIT_TOP = "^conformance/(index|cli|bin)\\.ts$";
+const KIT_CONTRACT = "^conformance/(types|exchange|failures|manifest-schema|kit)\\.ts$";
+const KIT_TESTS = `${TESTS}|^conformance/test-support/`;
+
+/** @type {import('dependency-cruiser').IForbiddenRuleType[]} */
+const kit = [
+  {
+    name: "kit-spec-imports-nothing-of-the-kit",
+    comment: "spec/ is the kit's reading of the spec: under everything, over nothing",
+    severity: "error",
+    from: { path: "^conformance/spec/", pathNot: TESTS },
+    to: { path: `${KIT}(?!spec/)|^src/` },
+  },
+  {
+    name: "kit-contract-imports-only-the-contract-and-spec",
+    comment: "The contract between engine, catalogue and reports names none of them",
+    severity: "error",
+    from: { path: KIT_CONTRACT },
+    to: { path: KIT, pathNot: `${KIT_CONTRACT}|^conformance/spec/` },
+  },
+  {
+    name: "kit-engine-imports-no-catalogue-or-report",
+    comment:
+      "The engine runs whatever checks it is given, and reports nothing itself; but it records each exchange with its curl command and as reports show it (report/curl.ts, report/exchange.ts, no cycle: the no-cycle rule holds)",
+    severity: "error",
+    from: { path: "^conformance/engine/", pathNot: TESTS },
+    to: {
+      path: `^conformance/(checks|support|report)/|${KIT_TOP}`,
+      pathNot: "^conformance/report/(curl|exchange)\\.ts$",
+    },
+  },
+  {
+    name: "kit-catalogue-imports-no-engine-or-report",
+    comment: "A check reaches the target, the tokens and the clock only through its context (types.ts)",
+    severity: "error",
+    from: { path: "^conformance/(checks|support)/", pathNot: TESTS },
+    to: { path: `^conformance/(engine|report)/|${KIT_TOP}|^conformance/manifest\\.ts$` },
+  },
+  {
+    name: "kit-support-imports-no-check",
+    comment: "support/ is what checks are written with",
+    severity: "error",
+    from: { path: "^conformance/support/", pathNot: TESTS },
+    to: { path: "^conformance/checks/" },
+  },
+  {
+    name: "kit-reports-import-no-catalogue",
+    comment: "A report renders results: it knows no check's code",
+    severity: "error",
+    from: { path: "^conformance/report/", pathNot: TESTS },
+    to: { path: `^conformance/(checks|support)/|${KIT_TOP}` },
+  },
+  {
+    name: "kit-reads-the-spec-not-the-reference",
+    comment:
+      "The kit's reading of the spec is its own (DECISIONS): only the API (the embedded reference) and the manifest's default path reach into src/",
+    severity: "error",
+    from: { path: KIT, pathNot: `${KIT_TESTS}|^conformance/(index|manifest)\\.ts$` },
+    to: { path: "^src/" },
+  },
+  {
+    name: "kit-imports-no-tests",
+    severity: "error",
+    from: { path: KIT, pathNot: KIT_TESTS },
+    to: { path: KIT_TESTS },
+  },
+  {
+    name: "kit-no-cycle",
+    comment: "No cycle of kit files, not even of type-only imports: each layer reads as itself",
+    severity: "error",
+    from: { path: KIT },
+    to: { path: KIT, circular: true },
+  },
+];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
-  forbidden,
+  forbidden: [...forbidden, ...kit],
   options: {
     // Type-only imports count: a layer that names another's types depends on it as surely.
     tsPreCompilationDeps: true,

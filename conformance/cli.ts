@@ -10,7 +10,7 @@ import {
 } from "./index.js";
 import { kitIdentity } from "./kit.js";
 import { ManifestError, loadManifest } from "./manifest.js";
-import { ManifestMismatchError } from "./preflight.js";
+import { ManifestMismatchError } from "./engine/preflight.js";
 import { BaselineError, checkBaseline, readBaseline } from "./report/baseline.js";
 import { renderClauseDocument } from "./report/clause-document.js";
 import { renderStanceDocument } from "./report/stance-document.js";
@@ -26,7 +26,7 @@ import {
   resolveReporters,
   type ReporterTarget,
 } from "./report/reporters.js";
-import { InvalidOptionError, selectChecks } from "./runner.js";
+import { InvalidOptionError, selectChecks } from "./engine/runner.js";
 import { systemKitClock, type Check, type KitClock, type Profile } from "./types.js";
 
 /** Where the CLI writes; tests give their own to read what a user would see. */
@@ -275,7 +275,7 @@ function buildProgram(io: CliIo): Command {
     .addOption(
       new Option(
         "--tokens <file>",
-        'token manifest (see README, "Token manifest"); default: the reference fixtures\'',
+        'token manifest (see docs/implementers.md, "Token manifest"); default: the reference fixtures\'',
       ),
     )
     .addOption(

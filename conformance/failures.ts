@@ -1,6 +1,6 @@
 import type { ClauseId } from "./spec/clauses.js";
 import { LISTS, MAX } from "./spec/constants.js";
-import type { HttpExchange, HttpRequest } from "./types.js";
+import type { HttpExchange, HttpRequest } from "./exchange.js";
 
 /**
  * What a failure and an observation say about themselves beyond their text: a stable key (the same
@@ -93,7 +93,7 @@ export const FOUNDATIONS: Readonly<Record<FoundationRule, Foundation>> = {
   "cors.allow-origin": {
     clause: ["§4.4"],
     says: "An answer to a request from another origin allows that origin.",
-    checks: ["cors.success", "cors.errors"],
+    checks: ["cors.success", "cors.errors", "run.cors-errors"],
   },
   "list.largest-page": {
     clause: ["§4 Pagination.1", "§8.2"],
@@ -199,4 +199,30 @@ export function routeOf(request: Pick<HttpRequest, "method" | "path">): string {
     .map((s) => (s === "" || PATH_WORDS.has(s.toLowerCase()) ? s : "*"))
     .join("/");
   return `${request.method.toUpperCase()} ${path}`;
+}
+
+/** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
+export class RequestError extends CheckFailure {
+  readonly curl: string;
+  readonly kind: "timeout" | "network";
+
+  /** `route`: the request as a key names it (routeOf), never the URL, which may carry the run's marker. */
+  constructor(
+    kind: "timeout" | "network",
+    reason: string,
+    method: string,
+    url: string,
+    curl: string,
+    route: string = routeOf({ method, path: new URL(url).pathname }),
+  ) {
+    super(`${method} ${url}: ${reason}`, {
+      key: failureKey(`no answer (${kind})`, route),
+      cause: "response.answered",
+      expected: "an HTTP answer",
+      actual: reason,
+    });
+    this.name = "RequestError";
+    this.kind = kind;
+    this.curl = curl;
+  }
 }

@@ -2,16 +2,18 @@ import { randomInt } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
-import { FetchHttpClient, RequestError } from "./client.js";
+import { FetchHttpClient } from "./engine/client.js";
+import { RequestError } from "./failures.js";
 import { kitIdentity } from "./kit.js";
 import { defaultManifestPath, loadManifest } from "./manifest.js";
-import { RatePacer } from "./pacer.js";
-import { preflight } from "./preflight.js";
+import { RatePacer } from "./engine/pacer.js";
+import { BurstReservation, reserveForBurst } from "./engine/tokens.js";
+import { preflight } from "./engine/preflight.js";
 import { applyBaseline, type Baseline } from "./report/baseline.js";
 import { attributeBlockers } from "./report/defects.js";
 import type { RunProgress } from "./report/progress.js";
 import { watchedClock } from "./report/progress.js";
-import { InvalidOptionError, compileGrep, runChecks, selectChecks } from "./runner.js";
+import { InvalidOptionError, compileGrep, runChecks, selectChecks } from "./engine/runner.js";
 import {
   systemKitClock,
   type Check,
@@ -47,9 +49,9 @@ export { CLAUSES } from "./spec/clauses.js";
 export type { ManifestToken, RateLimitPolicy, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 export { DEFAULT_RATE_LIMIT, TokenManifestSchema } from "./manifest-schema.js";
 export { ManifestError, defaultManifestPath, loadManifest, parseManifest } from "./manifest.js";
-export { InvalidOptionError, failsRun } from "./runner.js";
-export { RequestError } from "./client.js";
-export { ManifestMismatchError, type PreflightProblem } from "./preflight.js";
+export { InvalidOptionError, failsRun } from "./engine/runner.js";
+export { RequestError } from "./failures.js";
+export { ManifestMismatchError, type PreflightProblem } from "./engine/preflight.js";
 export { BaselineError, readBaseline, type Baseline } from "./report/baseline.js";
 export { kitIdentity, type KitIdentity } from "./kit.js";
 export { renderConsoleReport, renderSummaryLine } from "./report/console.js";
@@ -168,6 +170,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       ...(options.slow === true ? { slow: true } : {}),
       origin: RUN_ORIGIN,
     };
+    // One token is kept out of the run's traffic: the rate-limit burst's fresh budget (spec-gaps #21).
+    const reservation = new BurstReservation(reserveForBurst(manifest, clock.now()));
     const pacer = new RatePacer({
       rateLimit,
       windowMs: rateWindowMs,
@@ -175,6 +179,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       manifest,
       timer: clock,
       wallClock: () => clock.now(),
+      reservation,
     });
     const http = new FetchHttpClient({
       baseUrl,
@@ -195,7 +200,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       }).length,
     );
     await probe(http, baseUrl);
-    if (options.preflight === true) await preflight(http, manifest, clock.now());
+    if (options.preflight === true) await preflight(http, manifest, clock.now(), { reservation });
     const ran = await runChecks({
       catalogue,
       http,
@@ -213,6 +218,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
         options.onResult?.(result);
       },
       clock,
+      reservation,
     });
     const attributed = attributeBlockers(ran);
     const judged = options.baseline === undefined ? undefined : applyBaseline(attributed, options.baseline);
@@ -227,6 +233,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       requests: http.requests,
       pacing: {
         source,
+        scope: pacer.scope,
+        ...(reservation.token === undefined ? {} : { reserved: reservation.token.label }),
         ...(limited === undefined ? {} : { limited }),
         requestsByToken: requestsByToken(http.history()),
       },

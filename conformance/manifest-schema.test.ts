@@ -6,7 +6,7 @@ import { DEFAULT_RATE_LIMIT, TOKEN_STATES, TokenManifestSchema } from "./manifes
 import { testManifest } from "./test-support/local.js";
 
 /**
- * The kit reads the token manifest with its own schema (README "Token manifest"), so that a mistake in
+ * The kit reads the token manifest with its own schema (docs/implementers.md, "Token manifest"), so that a mistake in
  * the reference's cannot pass both; here the two meet.
  */
 describe("the kit's manifest schema", () => {

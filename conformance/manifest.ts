@@ -48,7 +48,7 @@ export function parseManifest(value: unknown, source: string): TokenManifest {
   const problems = parsed.error.issues.map(describeIssue).join("; ");
   throw new ManifestError(
     source,
-    `The token manifest ${source} does not follow the manifest format (README "Token manifest"): ${problems}.`,
+    `The token manifest ${source} does not follow the manifest format (docs/implementers.md, "Token manifest"): ${problems}.`,
   );
 }
 

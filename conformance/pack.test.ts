@@ -5,11 +5,12 @@ import { createInterface } from "node:readline";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { blocks, example } from "../src/test-support/readme.js";
 import { nth } from "./test-support/local.js";
 
 /**
@@ -84,23 +85,47 @@ const anchorOf = (heading: string): string =>
     .replace(/[^\p{L}\p{N} _-]/gu, "")
     .replace(/ /g, "-");
 
-/** The README's relative links (files and headings) that point at nothing in the installed package. */
+/**
+ * The relative links (files and headings) of the README, and of every Markdown file it links to in
+ * turn (the guides under docs/), that point at nothing in the installed package.
+ */
 async function brokenReadmeLinks(packageDir: string): Promise<string[]> {
+  // A heading's anchor, or an explicit one (`<a id="gap-19"></a>`, the stance document's).
   const anchorsOf = (text: string): Set<string> =>
-    new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")));
-  const readme = await readFile(join(packageDir, "README.md"), "utf8");
+    new Set([
+      ...[...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchorOf(m[1] ?? "")),
+      ...[...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] ?? ""),
+    ]);
   const broken: string[] = [];
-  for (const [, target = ""] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
-    if (/^[a-z]+:/.test(target)) continue; // a web address
-    // `file#heading`: the file is in the package, and a Markdown file has the heading.
-    const [file = "", anchor] = target.split("#");
-    const text = file === "" ? readme : existsSync(join(packageDir, file)) ? undefined : null;
-    const ok =
-      text === null
-        ? false
-        : anchor === undefined ||
-          anchorsOf(text ?? (await readFile(join(packageDir, file), "utf8"))).has(anchor);
-    if (!ok) broken.push(target);
+  const seen = new Set<string>();
+  const queue = ["README.md"];
+  for (let document = queue.shift(); document !== undefined; document = queue.shift()) {
+    if (seen.has(document)) continue;
+    seen.add(document);
+    const text = await readFile(join(packageDir, document), "utf8");
+    for (const [, target = ""] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/.test(target)) continue; // a web address
+      // `file#heading`: the file is in the package, and a Markdown file has the heading.
+      const [file = "", anchor] = target.split("#");
+      const path = file === "" ? document : normalize(join(dirname(document), file));
+      if (!existsSync(join(packageDir, path))) {
+        broken.push(`${document}: ${target}`);
+        continue;
+      }
+      if (path.endsWith(".md")) queue.push(path);
+      if (anchor !== undefined && !anchorsOf(await readFile(join(packageDir, path), "utf8")).has(anchor)) {
+        broken.push(`${document}: ${target}`);
+      }
+    }
+  }
+  // The guides were reached: the README links them, and they ship.
+  for (const guide of [
+    "docs/frontend.md",
+    "docs/server.md",
+    "docs/implementers.md",
+    "docs/spec-authors.md",
+  ]) {
+    if (!seen.has(guide)) broken.push(`README.md links no path to ${guide}`);
   }
   return broken;
 }
@@ -337,9 +362,11 @@ describe("the packed kit", () => {
     "the README's opening commands are this checkout's: npm start serves the API and stops on SIGTERM",
     { timeout: 120_000 },
     async () => {
-      const readme = await readFile(join(root, "README.md"), "utf8");
-      const opening = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-      const commands = opening.split("\n").map((l) => l.replace(/#.*/, "").trim());
+      // The README's first block, as written.
+      expect(blocks()[0]).toMatchObject({ document: "README.md", example: "clone-setup" });
+      const commands = example("clone-setup")
+        .split("\n")
+        .map((l) => l.replace(/#.*/, "").trim());
       expect(commands.filter((c) => c !== "")).toEqual(["npm ci && npm start", "npm test"]);
       // `npm ci` is what CI has just run; the port is the only change: a free one, not 4010.
       const start = spawn("npm", ["start"], {

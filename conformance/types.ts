@@ -2,7 +2,9 @@ import type { Cause, Observation } from "./failures.js";
 import type { KitIdentity } from "./kit.js";
 import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 import type { ClauseRef } from "./spec/clauses.js";
-import type { SharedData } from "./support/shared.js";
+import type { HttpClient } from "./exchange.js";
+
+export type { DerivedSecret, HttpClient, HttpExchange, HttpRequest } from "./exchange.js";
 
 /**
  * The contract between the kit's runner and its catalogue of checks. A check states one rule of the
@@ -65,65 +67,6 @@ export interface Check {
   run(ctx: CheckContext): Promise<void>;
 }
 
-export interface HttpRequest {
-  method: string;
-  /** Path relative to the base URL, starting with "/": "/api/v1/contacts". */
-  path: string;
-  /** Query parameters; an array repeats the parameter. Appended to `path` in order. */
-  query?: Record<string, string | readonly string[]>;
-  /**
-   * A manifest token, a raw Authorization header value (`{ header: "bearer x" }`), or none. A raw
-   * value made from a manifest token (a near miss) says how, so that its curl derives it from the
-   * token's shell variable instead of spelling the secret out.
-   */
-  auth?: ManifestToken | { header: string; derivedFrom?: DerivedSecret | undefined } | null;
-  headers?: Record<string, string>;
-  /** A JSON value, sent as `application/json` unless `headers` says otherwise. */
-  json?: unknown;
-  /** A body sent as is (malformed JSON, oversized bodies, numbers written exactly). */
-  rawBody?: string | Uint8Array;
-}
-
-/**
- * A header value made from a manifest token: `shell` is the value as the inside of a double-quoted
- * POSIX shell word in which `$T` stands for the token (`Bearer $(printf %s "$T" | cut -c1-44)`: its
- * last character dropped), so that a curl line rebuilds it from the token's variable.
- */
-export interface DerivedSecret {
-  token: ManifestToken;
-  shell: string;
-}
-
-export interface HttpExchange {
-  request: HttpRequest;
-  /** When the request was sent, on the run's clock (ms): what the rate-limit judges count with. */
-  sentAt?: number | undefined;
-  /**
-   * When the answer's status line came back, on the same clock: with `sentAt` it brackets the
-   * instant the target took the request in, whatever the delays on the way.
-   */
-  answeredAt?: number | undefined;
-  status: number;
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  text: string;
-  /** The parsed body, or undefined when it is not JSON. */
-  json: unknown;
-  /** `curl` command that replays the request, the token shown as $TOKEN. */
-  curl: string;
-}
-
-export interface HttpClient {
-  /** Sends one request, paced under the rate limit; a 429 outside a burst check is waited out (Retry-After). */
-  send(request: HttpRequest): Promise<HttpExchange>;
-  /** Sends without pacing or waiting out 429s: for the rate-limit burst only. */
-  sendUnpaced(request: HttpRequest): Promise<HttpExchange>;
-  /** Every exchange of the run so far, in order. */
-  history(): readonly HttpExchange[];
-  /** The curl commands that replay these exchanges in order, tokens as shell variables named once. */
-  replay?(exchanges: readonly HttpExchange[]): string;
-}
-
 export interface RunOptions {
   profile: Profile;
   strict: boolean;
@@ -168,6 +111,11 @@ export interface TokenPool {
   find(need: TokenNeed): ManifestToken | undefined;
   /** Like find, but skips the check with a reason naming the missing kind when there is none. */
   get(need: TokenNeed): ManifestToken;
+  /**
+   * A token the run keeps out of its traffic (no need is met with it while another token meets it, and
+   * the pacer spreads no work onto it), so that the rate-limit burst meets a budget nothing touched.
+   */
+  reserved?: ManifestToken | undefined;
 }
 
 export interface CheckContext {
@@ -184,10 +132,39 @@ export interface CheckContext {
    * did the same thing say it with the same key; `text` says it to a reader.
    */
   observe(key: string, text: string): void;
-  /** What the checks of one run share (records created once and read by several checks), typed field by field. */
-  shared: SharedData;
+  /**
+   * What the checks of one run share (records created once and read by several checks): one value per
+   * slot, made by the first check that asks. The catalogue's slots: support/shared.ts.
+   */
+  shared: SharedStore;
   /** The run's clock: checks that wait (Retry-After) or time a burst read it, never the process clock. */
   clock: KitClock;
+}
+
+/**
+ * A value the checks of a run share, declared by whoever shares it (the catalogue: support/shared.ts):
+ * the slot object itself is the key, and `make` builds its value for a run the first time a check asks.
+ * The engine keeps the values, one store per run, and knows nothing of what is in them.
+ */
+export interface SharedSlot<T> {
+  readonly name: string;
+  make(): T;
+}
+
+export interface SharedStore {
+  /** The run's value of `slot`, made on first use. */
+  get<T>(slot: SharedSlot<T>): T;
+}
+
+/** A store of shared values for one run (the runner makes one per run; tests make their own). */
+export function sharedStore(): SharedStore {
+  const values = new Map<SharedSlot<unknown>, unknown>();
+  return {
+    get<T>(slot: SharedSlot<T>): T {
+      if (!values.has(slot)) values.set(slot, slot.make());
+      return values.get(slot) as T;
+    },
+  };
 }
 
 export type Outcome = "pass" | "fail" | "skip" | "observed";
@@ -269,6 +246,13 @@ export interface RunReport {
     source: "option" | "manifest" | "default";
     /** Written by kits that fell back to counting every request together after a 429 (read, not written). */
     fellBack?: string;
+    /**
+     * What the run was paced by at its end: the declared scope (--rate-limit's, the manifest's or the
+     * default), or a wider one the target showed, with what showed it (engine/pacer.ts).
+     */
+    scope?: { per: RateLimitScope; source: "declared" | "observed"; why?: string } | undefined;
+    /** The token kept out of the run's traffic for the rate-limit burst, by label. */
+    reserved?: string | undefined;
     /** 429s the target answered to requests the kit had paced under the limit (client.ts). */
     limited?: UnexpectedLimits | undefined;
     /** Requests per manifest token label; "(no manifest token)" for the others. */

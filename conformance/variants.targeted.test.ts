@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   archiveContacts,
+  earlyRefusal,
   mapResources,
   plain,
   runVariant,
@@ -195,5 +196,21 @@ describe("the model-based check: random sequences of creations and reads across 
   it.each([1, 2, 3])("passes the reference at seed %i", async (seed) => {
     const run = await runVariant(referenceAsIs, { seed, grep: only("lists.model") });
     expect(outcomeOf(run, "lists.model")).toBe("pass");
+  });
+});
+
+describe("a body too large, refused before it is read whole (issue 29)", () => {
+  it("passes a target that closes the connection during the body before the kit could read its answer, and says so", async () => {
+    const silent: Variant = {
+      id: "body-size-silent-close",
+      kind: "benign",
+      area: "errors",
+      description: "a body over 1 MB: the connection is closed once 1 MB is read, the answer lost on the way",
+      build: earlyRefusal("silent"),
+    };
+    const run = await runVariant(silent, { grep: only("errors.body-size") });
+    const result = run.report.results.find((r) => r.id === "errors.body-size");
+    expect(result?.outcome).toBe("pass");
+    expect(result?.observations.map((o) => o.key)).toEqual(["connection closed during the body"]);
   });
 });

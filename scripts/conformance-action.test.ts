@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { createServer } from "../src/edge/server.js";
 import { createReference } from "../src/entry/reference.js";
+import { parseManifest } from "../conformance/manifest.js";
 import type { RunReport } from "../conformance/types.js";
+import { example } from "../src/test-support/readme.js";
 
 /**
  * The GitHub Action (action.yml) and the GitLab CI snippet (docs/ci/gitlab-ci.yml) as CI runs them:
@@ -183,16 +185,26 @@ describe("the GitHub Action", () => {
   });
 });
 
-describe("the README's In CI section", () => {
-  async function section(): Promise<string> {
-    const readme = await readFile(join(root, "README.md"), "utf8");
-    return readme.slice(readme.indexOf("### In CI"), readme.indexOf("## OpenAPI document"));
-  }
+describe("the implementers' guide (docs/implementers.md), as written", () => {
+  /** A command of the guide, run from the kit's sources against the reference on loopback. */
+  const kit = (line: string, checks: string) =>
+    `node ${join(root, "conformance", "bin.ts")} ${line
+      .replace(/^npx conformance ?/, "")
+      .replace(/\s+#.*$/, "")
+      .replaceAll("http://127.0.0.1:8080", baseUrl)
+      .replaceAll("http://127.0.0.1:4010", baseUrl)
+      .replaceAll("https://staging.example", baseUrl)} ${checks}`;
+  const few = FEW_CHECKS.replace(/--grep (\S+)/, "--grep '$1'");
+  const lines = (name: string) =>
+    example(name)
+      .split("\n")
+      .filter((l) => l.startsWith("npx conformance"));
 
-  it("uses the action with inputs it declares, the required ones given", async () => {
-    const block = /```yaml\n([\s\S]*?)```/.exec(await section())?.[1] ?? "";
+  it("github-action.yml: uses the action with inputs it declares, the required ones given", () => {
     const job = (
-      parse(block) as { conformance: { steps: Array<{ uses?: string; with?: Record<string, string> }> } }
+      parse(example("github-action.yml")) as {
+        conformance: { steps: Array<{ uses?: string; with?: Record<string, string> }> };
+      }
     ).conformance;
     const step = job.steps.find((s) => s.uses?.includes("accounting-api-reference") === true);
     const given = Object.keys(step?.with ?? {});
@@ -201,17 +213,45 @@ describe("the README's In CI section", () => {
       if (input.required === true) expect(given, name).toContain(name);
   });
 
-  it("runs its commands as written, against a server on loopback instead of port 8080", async () => {
-    const commands = [...(await section()).matchAll(/^npx conformance (.*)$/gm)].map((m) => m[1] ?? "");
-    expect(commands.length).toBeGreaterThanOrEqual(3);
+  it("ci-command.sh and baseline.sh: run as written, against a server on loopback instead of port 8080", async () => {
+    const commands = [...lines("ci-command.sh"), ...lines("baseline.sh")];
+    expect(commands).toHaveLength(3);
     await mkdir(join(workspace, "ci"), { recursive: true });
     await writeFile(join(workspace, "ci", "tokens.json"), await readFile(join(workspace, "tokens.json")));
-    for (const args of commands) {
-      const line = `node ${join(root, "conformance", "bin.ts")} ${args.replaceAll("http://127.0.0.1:8080", baseUrl)} ${FEW_CHECKS.replace(/--grep (\S+)/, "--grep '$1'")}`;
-      const ran = await run("bash", ["-c", line], {});
-      expect(ran.code, `${args}\n${ran.stdout}${ran.stderr}`).toBe(0);
+    for (const line of commands) {
+      const ran = await run("bash", ["-c", kit(line, few)], {});
+      expect(ran.code, `${line}\n${ran.stdout}${ran.stderr}`).toBe(0);
     }
     expect(await readFile(join(workspace, "ci", "conformance-baseline.json"), "utf8")).toContain('"kit"');
+  });
+
+  it("run-the-kit.sh: each line in turn, the runs against the reference, then the comparisons", async () => {
+    const commands = lines("run-the-kit.sh");
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    await writeFile(join(workspace, "my-tokens.json"), await readFile(join(workspace, "tokens.json")));
+    for (const line of commands) {
+      const ran = await run("bash", ["-c", kit(line, line.includes(" compare ") ? "" : few)], {});
+      expect(ran.code, `${line}\n${ran.stdout}${ran.stderr}`).toBe(0);
+    }
+    const report = JSON.parse(await readFile(join(workspace, "staging.json"), "utf8")) as RunReport;
+    expect(report.results.length).toBeGreaterThan(0);
+    expect(await readFile(join(workspace, "compare.html"), "utf8")).toMatch(/^<!doctype html>/i);
+  });
+
+  it("tokens.json: the manifest's format, as the kit reads it (with a real token for the elided one)", async () => {
+    const fixtures = JSON.parse(await readFile(join(workspace, "tokens.json"), "utf8")) as {
+      tokens: Array<{ label: string; token: string; scopes: string[] }>;
+    };
+    const full = fixtures.tokens.find((t) => t.label === "lumiere-full");
+    const written = example("tokens.json");
+    expect(written).toContain('"token": "acct_…"');
+    const manifest = parseManifest(
+      JSON.parse(written.replace("acct_…", full?.token ?? "")),
+      "docs/implementers.md",
+    );
+    expect(manifest.tokens.map((t) => [t.label, [...t.scopes].sort()])).toEqual([
+      ["lumiere-full", [...(full?.scopes ?? [])].sort()],
+    ]);
   });
 });
 

@@ -32,7 +32,7 @@ import {
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
 import { updatedAtCheck } from "../support/rows.js";
-import type { AstralExperiment, ContactBlankExperiment, ListedContact } from "../support/shared.js";
+import { memoSlot, onceSlot } from "../support/shared.js";
 import {
   contactCreationProblems,
   listedContactProblems,
@@ -46,12 +46,44 @@ import { SECTION, clauseRange } from "../spec/clauses.js";
 
 const PATH = LISTS.contacts.path;
 
+interface ListedContact {
+  item: JsonObject;
+  sent: JsonObject;
+  /** The list read that found it. */
+  exchange: HttpExchange;
+  created: HttpExchange;
+}
+
+interface AstralExperiment {
+  /** 200 code points, many astral: more than 200 UTF-16 units. */
+  atMax: HttpExchange;
+  atMaxName: string;
+  /** 201 code points, many astral. */
+  overMax: HttpExchange;
+  /** Exactly 200 UTF-16 units (fewer code points): sent only when `atMax` is refused. */
+  utf16Max?: HttpExchange;
+}
+
+interface ContactBlankExperiment {
+  empty: HttpExchange;
+  spaces: HttpExchange;
+}
+
+/** Each reference contact as organization 0's list shows it. */
+const LISTED = memoSlot<ContactVariant, ListedContact>("contacts as listed");
+/** contacts.astral-length and contacts.reference-astral. */
+const ASTRAL_EXPERIMENT = onceSlot<AstralExperiment>("the astral names");
+/** contacts.blank-strings and contacts.reference-blank. */
+const BLANK = onceSlot<ContactBlankExperiment>("the blank names");
+/** contacts.unknown-field and contacts.reference-unknown-field. */
+const UNKNOWN_FIELD = onceSlot<HttpExchange>("an unknown field");
+
 const postContact = (ctx: CheckContext, json: unknown): Promise<HttpExchange> =>
   ctx.http.send({ method: "POST", path: PATH, auth: fullToken(ctx), json });
 
 /** The run's reference contact, as organization 0's list shows it; read once. */
 function listedItem(ctx: CheckContext, variant: ContactVariant): Promise<ListedContact> {
-  return ctx.shared.listedContacts.get(variant, async () => {
+  return ctx.shared.get(LISTED).get(variant, async () => {
     const { body, exchange } = await createdContact(ctx, variant);
     requireCreated(ctx, exchange, `the ${variant} contact`, "contacts.create-response");
     const id = dataObject(exchange)?.id;
@@ -114,7 +146,7 @@ const ASTRAL = "\u{1D400}";
 const BMP = "\u00E9";
 
 function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
-  return ctx.shared.astral.get(async () => {
+  return ctx.shared.get(ASTRAL_EXPERIMENT).get(async () => {
     const prefix = `${ctx.marker} astral `;
     const atMaxName = padTo(prefix, MAX.contactName, ASTRAL);
     const atMax = await postContact(ctx, { type: "CLIENT", name: atMaxName });
@@ -137,16 +169,18 @@ function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
 function blankExperiment(ctx: CheckContext): Promise<ContactBlankExperiment> {
   // A blank name cannot carry the marker: the address does, so that an accepted record can be found.
   const address = `${ctx.marker} blank-name probe`;
-  return ctx.shared.contactBlank.get(async () => ({
+  return ctx.shared.get(BLANK).get(async () => ({
     empty: await postContact(ctx, { type: "CLIENT", name: "", address }),
     spaces: await postContact(ctx, { type: "CLIENT", name: "   ", address }),
   }));
 }
 
 const unknownFieldExperiment = (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.shared.contactUnknownField.get(() =>
-    postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
-  );
+  ctx.shared
+    .get(UNKNOWN_FIELD)
+    .get(() =>
+      postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
+    );
 
 /** spec-gaps #18: what no single reading settles. */
 const BORDERLINE_EMAILS: ReadonlyArray<[string, string]> = [

@@ -12,6 +12,7 @@ import {
   requestLine,
 } from "../support/assert.js";
 import { fullToken, listRequest } from "../support/data.js";
+import { onceSlot } from "../support/shared.js";
 import { CORS_HEADERS, CORS_METHODS, LISTS } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
 
@@ -34,12 +35,15 @@ const preflight = (ctx: CheckContext, path: string, method: string): Promise<Htt
     },
   });
 
+/** cors.errors and cors.reference-errors: error answers to a request from another origin. */
+const ERROR_ANSWERS = onceSlot<readonly HttpExchange[]>("error answers from another origin");
+
 /** Error answers sent from a page of another origin: what a browser script would need to read. */
 function errorAnswers(ctx: CheckContext): Promise<readonly HttpExchange[]> {
   const headers = { Origin: origin(ctx) };
   const noScope = ctx.tokens.find({ kind: "no-scope" });
   const full = fullToken(ctx);
-  return ctx.shared.corsErrors.get(async () => [
+  return ctx.shared.get(ERROR_ANSWERS).get(async () => [
     await ctx.http.send({ ...listRequest("contacts", null), headers }),
     ...(noScope === undefined ? [] : [await ctx.http.send({ ...listRequest("contacts", noScope), headers })]),
     await ctx.http.send({ method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: full, headers }),
@@ -136,11 +140,11 @@ export const corsChecks: readonly Check[] = [
     id: "cors.errors",
     section: SECTION.endpoints,
     clause: "§4.4",
-    level: "SHOULD",
-    rule: "Error answers (401, 403, 404, 400) to a cross-origin request allow the origin, so a browser can read why",
+    level: "MUST",
+    rule: "Error answers (401, 403, 404, 400) to a cross-origin request allow the origin: §4's CORS sentence makes no exception for errors, and a browser cannot read why a request failed without it (429s and any 5xx: run.cors-errors)",
     gap: 22,
     async run(ctx) {
-      await expectCorsOnErrors(ctx, "An error answer should be readable from any origin");
+      await expectCorsOnErrors(ctx, "An error answer must be readable from any origin (§4 CORS)");
     },
   },
   {

@@ -1,3 +1,4 @@
+import { Decimal } from "decimal.js";
 import type { Check, CheckContext } from "../types.js";
 import { expectedMoney } from "../support/arbitraries.js";
 import {
@@ -169,6 +170,8 @@ const contactFieldsInput: CoverageInput = {
       email("followed by a second address", "MUST", "refuse", "a@example.com,b@example.com"),
       email("followed by a second @", "MUST", "refuse", "a@example.com@example.com"),
       email("with two @", "MUST", "refuse", "a@@example.com"),
+      // "" is no address (§2, §4: valid e-mail format): §7's 400, never stored (issue 29).
+      email("empty", "MUST", "refuse", ""),
       email("with an empty domain label", "MUST", "refuse", "a@example..com"),
       // Outer white space, a line break included: refused, or trimmed away (never kept in the address).
       ...[" a@example.com", "a@example.com ", "a@example.com\n"].map((value) =>
@@ -234,6 +237,13 @@ const contactFieldsInput: CoverageInput = {
 /** unitPrice as JSON text: its 4-decimal reading (§2), when a number reads as one. */
 const money = (text: string): string => expectedMoney(text);
 
+/** §2's form of an amount: a decimal string with four decimal places. */
+const FOUR_DECIMALS = /^-?\d+\.\d{4}$/;
+
+/** Whether a 4-decimal string is the value of `json` to within one unit of its fourth decimal. */
+const near = (text: string, json: string): boolean =>
+  new Decimal(text).minus(new Decimal(json)).abs().lte(new Decimal("0.0001"));
+
 /** Every field of §4's product body table, §8's lengths, §2's money (spec-gaps #16, #17, #19). */
 const productFieldsInput: CoverageInput = {
   id: "coverage.product-fields",
@@ -264,6 +274,11 @@ const productFieldsInput: CoverageInput = {
     const exact = (json: string): Parameters<typeof f>[5] => ({
       keeps: (v) => v === money(json),
       reading: (v) => (v === money(json) ? "exactly" : show(v)),
+    });
+    // §2: a decimal string with four decimals, within a unit of the fourth decimal of the value sent.
+    const fourDecimals = (json: string): Parameters<typeof f>[5] => ({
+      keeps: (v) => typeof v === "string" && FOUR_DECIMALS.test(v) && near(v, json),
+      reading: (v) => (v === money(json) ? "rounded to 4 decimals" : show(v)),
     });
     const sku = (
       what: string,
@@ -377,14 +392,17 @@ const productFieldsInput: CoverageInput = {
       ...["1234567.89", "99999999999.9999", "100000000000000000000"].map((json) =>
         price(`${json} (above 1 000 000)`, "PROBE", "open", json, exact(json)),
       ),
-      ...["1e2", "1E2", "2.5e-3", "1.5E+1"].map((json) =>
+      // Exponents large and small (issue 29: 1e21 was stored and served as "1e+21"): taken or not is
+      // open, but what is stored reads back as §2's decimal string of the value sent.
+      ...["1e2", "1E2", "2.5e-3", "1.5E+1", "5e2", "2E+3", "1e21", "1e309"].map((json) =>
         price(`${json} (exponent form)`, "PROBE", "open", json, exact(json)),
       ),
+      // More than 4 decimals: refused, or rounded to a 4-decimal string (spec-gaps #19).
+      ...["1e-5", "5E-7"].map((json) =>
+        price(`${json} (exponent form, past 4 decimals)`, "PROBE", "open", json, fourDecimals(json)),
+      ),
       ...["1234567890.123456", "123456789012.3456", "0.1234567890123456789"].map((json) =>
-        price(`${json} (past 15 significant digits)`, "PROBE", "open", json, {
-          keeps: () => true,
-          reading: (v) => show(v),
-        }),
+        price(`${json} (past 15 significant digits)`, "PROBE", "open", json, fourDecimals(json)),
       ),
       price("-0", "PROBE", "open", "-0", {
         keeps: (v) => v === "0.0000" || v === "-0.0000",

@@ -40,7 +40,7 @@ const limitInput: CoverageInput = {
   section: SECTION.limits,
   clause: ["§8.2", "§4 Pagination.1", "§4 Pagination.4"],
   gap: 10,
-  rule: "Every limit from 1 to 200 gives as many items as it asks, or all the list holds; a limit in another notation gets 400 or a page no longer than it allows (spec-gaps #10)",
+  rule: "Every limit from 1 to 200 gives as many items as it asks, or all the list holds; a limit in another notation gets a refusal or a page no longer than it allows (spec-gaps #10)",
   openRule:
     "What limit in other notations gets: a leading zero, a sign, spaces, a fraction, an exponent, full-width digits, past 64 bits",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
@@ -91,6 +91,8 @@ const limitInput: CoverageInput = {
         }
         const bound = limitBound(value);
         if (isRefusal(ex)) out.push(outcome(what, level, "refused (400)"));
+        // Not shown (§4 Pagination): any refusal will do; its envelope is run.error-envelope's.
+        else if (ex.status > 400 && ex.status < 500) out.push(outcome(what, level, `refused (${ex.status})`));
         else if (items !== undefined && items.length <= bound) {
           // Named by what it was read as, not by a count that depends on the target's data.
           const lead = /^\s*\+?0*(\d{1,4})(?!\d)/.exec(value)?.[1];
@@ -111,7 +113,7 @@ const limitInput: CoverageInput = {
               statusAndCode(ex),
               problem(
                 items === undefined ? `status ${ex.status}` : "more items than the limit allows",
-                `400 invalid_request, or at most ${bound} items`,
+                `a refusal (4xx), or at most ${bound} items`,
                 items === undefined ? answer(ex) : `${items.length} items`,
                 ex,
               ),
@@ -145,50 +147,41 @@ function withOffset(ms: number, minutes: number): string {
 }
 
 /**
- * The forms of one instant `p` (an item's own instant) a `before` may take. MUST: what any ISO 8601
- * date-time parser reads (the served form, a date alone, no fraction, six fraction digits, a Z or an
- * offset, east or west); open: what only some read (no seconds, lower case, a space, one or nine
- * digits, basic offsets or format, no zone); illegal neighbours: trailing junk, impossible dates, empty.
+ * The forms of one instant `p` a `before` may take. MUST: the form the target serves, an item's own
+ * timestamp byte for byte (`served`): §4's recipe sets before "from the date of the last result", and
+ * says nothing more of its format ("its exact format: not shown", spec-gaps #8). Every other form is
+ * open, the ISO 8601 forms any parser reads (a date alone, an offset, no fraction) as much as those
+ * only some read and the unreadable ones: refused, ignored, read as another instant or as an empty
+ * page, all are shown, none fails.
  */
-function instantForms(p: number, full: boolean): InstantForm[] {
+function instantForms(p: number, served: string, full: boolean): InstantForm[] {
   const iso = new Date(p).toISOString();
   const day = iso.slice(0, 10);
   const midnight = Date.parse(`${day}T00:00:00.000Z`);
   const second = Math.floor(p / 1000) * 1000;
   const minute = Math.floor(p / 60_000) * 60_000;
-  const must = (what: string, text: string, at: number): InstantForm => ({
-    what,
-    level: "MUST",
-    text,
-    at,
-    may: [],
-  });
-  const open = (
-    what: string,
-    text: string,
-    at: number | undefined,
-    may: InstantForm["may"] = ["refused", "ignored"],
-  ): InstantForm => ({
+  const open = (what: string, text: string, at: number | undefined): InstantForm => ({
     what,
     level: "PROBE",
     text,
     at,
-    may,
+    may: ["anything"],
   });
   const forms = [
-    must("a date alone", day, midnight),
-    must("an offset east (+05:30)", withOffset(p, 330), p),
-    must("an offset west (-05:00)", withOffset(p, -300), p),
+    { what: "the served form", level: "MUST" as const, text: served, at: p, may: [] },
+    open("a date alone", day, midnight),
+    open("an offset east (+05:30)", withOffset(p, 330), p),
+    open("an offset west (-05:00)", withOffset(p, -300), p),
   ];
   if (!full) return forms;
   return [
     ...forms,
-    must("the served form", iso, p),
-    must("no fraction", `${iso.slice(0, 19)}Z`, second),
-    must("six fraction digits", `${iso.slice(0, 23)}000Z`, p),
-    must("+00:00 for Z", `${iso.slice(0, 23)}+00:00`, p),
-    must("the largest instant", "9999-12-31T23:59:59.999Z", Date.parse("9999-12-31T23:59:59.999Z")),
-    must("year 1", "0001-01-01T00:00:00.000Z", Date.parse("0001-01-01T00:00:00.000Z")),
+    ...(served === iso ? [] : [open("the kit's own form", iso, p)]),
+    open("no fraction", `${iso.slice(0, 19)}Z`, second),
+    open("six fraction digits", `${iso.slice(0, 23)}000Z`, p),
+    open("+00:00 for Z", `${iso.slice(0, 23)}+00:00`, p),
+    open("the largest instant", "9999-12-31T23:59:59.999Z", Date.parse("9999-12-31T23:59:59.999Z")),
+    open("year 1", "0001-01-01T00:00:00.000Z", Date.parse("0001-01-01T00:00:00.000Z")),
     open("no seconds", `${iso.slice(0, 16)}Z`, minute),
     open("lower-case t and z", `${iso.slice(0, 10)}t${iso.slice(11, 23)}z`, p),
     open("a space for T", `${iso.slice(0, 10)} ${iso.slice(11)}`, p),
@@ -196,24 +189,24 @@ function instantForms(p: number, full: boolean): InstantForm[] {
     open("nine fraction digits", `${iso.slice(0, 23)}000000Z`, p),
     open("a basic offset (+0000)", `${iso.slice(0, 23)}+0000`, p),
     open("the basic format", `${day.replace(/-/g, "")}T${iso.slice(11, 19).replace(/:/g, "")}Z`, second),
-    open("no zone", iso.slice(0, 23), undefined, ["anything"]),
+    open("no zone", iso.slice(0, 23), undefined),
     open("trailing junk after a valid instant", `${iso}x`, p),
     open("trailing junk after a valid date", `${day}x`, midnight),
-    open("the 30th of February", `${day.slice(0, 4)}-02-30`, undefined, ["anything"]),
-    open("month 13", `${day.slice(0, 4)}-13-01`, undefined, ["anything"]),
-    { ...open("an empty value", "", undefined), level: "MUST" },
+    open("the 30th of February", `${day.slice(0, 4)}-02-30`, undefined),
+    open("month 13", `${day.slice(0, 4)}-13-01`, undefined),
+    open("an empty value", "", undefined),
   ];
 }
 
-/** before: where the list supports it (spec-gaps #8), every legal form names its instant exactly. */
+/** before: where the list supports it (spec-gaps #8), the served form names its instant exactly. */
 const beforeInput: CoverageInput = {
   id: "coverage.before",
   section: SECTION.endpoints,
   clause: ["§4 Pagination.2", "§4 Pagination.3", "§2.2"],
   gap: 8,
-  rule: "Where a list supports before, every ISO 8601 form of an instant (a date alone, no fraction, six digits, Z, +00:00, an offset east or west, the largest and smallest instants) keeps exactly the items strictly before it; an empty before is refused or ignored",
+  rule: "Where a list supports before, the form the target serves (an item's own timestamp, byte for byte: §4's recipe sets before from the date of the last result) keeps exactly the items strictly before it",
   openRule:
-    "What before gets in forms only some parsers read (no seconds, lower case, a space, one or nine fraction digits, basic offset or format, no zone) and illegal neighbours (trailing junk, impossible dates)",
+    "What before gets in every other form: ISO 8601 forms (a date alone, an offset, no fraction, six digits, +00:00, the largest and smallest instants), forms only some parsers read (no seconds, lower case, a space, one or nine fraction digits, basic offset or format, no zone) and unreadable ones (trailing junk, impossible dates, empty): refused, ignored, read as an instant, or an empty page (spec-gaps #8: its format is not shown)",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {
     const all = await forEachList(ctx, async (list, token) => {
       const out: FormOutcome[] = [];
@@ -223,8 +216,9 @@ const beforeInput: CoverageInput = {
       const time = (i: JsonObject): number =>
         typeof i[field] === "string" ? Date.parse(i[field]) : Number.NaN;
       const pivot = plain.items[Math.floor(plain.items.length / 2)];
-      if (pivot === undefined || Number.isNaN(time(pivot))) return out;
-      for (const form of instantForms(time(pivot), list === "contacts" || list === "invoices")) {
+      const served = pivot?.[field];
+      if (pivot === undefined || typeof served !== "string" || Number.isNaN(time(pivot))) return out;
+      for (const form of instantForms(time(pivot), served, list === "contacts" || list === "invoices")) {
         const what = `${list}?before=${form.what}`;
         const ex = await ctx.http.send(
           listRequest(list, token, { limit: String(MAX.pageMax), before: form.text }),
@@ -288,6 +282,9 @@ const filterInput: CoverageInput = {
   id: "coverage.filters",
   section: SECTION.endpoints,
   clause: ["§4.5", "§4.9", "§4.10"],
+  // §4's tables name the values of a filter and say nothing of others: that a value which is not one
+  // is never read as one follows from them, unsaid (issue 29's audit).
+  level: "SHOULD",
   rule: "A filter value that begins or ends like a valid one (CLIENTX, CLIEN, PAIDX) or is empty is refused, ignored or matches nothing: never read as the valid value",
   openRule: "What other case, outer spaces, a list of values and a repeated filter get",
   async run(ctx: CheckContext): Promise<FormOutcome[]> {

@@ -1,4 +1,4 @@
-import { failureKey } from "../failures.js";
+import { RequestError, failureKey } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import {
   answer,
@@ -16,7 +16,7 @@ import {
 } from "../support/assert.js";
 import { fullToken, itemsOf, listRequest, tokenHolding, validContact } from "../support/data.js";
 import { ruleCheck, type RuleRow } from "../support/rows.js";
-import type { NearPathAnswer } from "../support/shared.js";
+import { onceSlot } from "../support/shared.js";
 import { ANNOUNCED_POSTS, LISTS } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
 
@@ -36,10 +36,18 @@ const postContactRaw = (
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
+interface NearPathAnswer {
+  what: string;
+  ex: HttpExchange;
+}
+
+/** errors.near-paths and errors.reference-near-paths. */
+const NEAR_PATHS = onceSlot<readonly NearPathAnswer[]>("the near paths");
+
 /** spec-gaps #34: what a path that is almost an endpoint gets; shared by the PROBE and the REFERENCE. */
 function nearPaths(ctx: CheckContext): Promise<readonly NearPathAnswer[]> {
   const token = fullToken(ctx);
-  return ctx.shared.nearPaths.get(async () => {
+  return ctx.shared.get(NEAR_PATHS).get(async () => {
     const cases: Array<{ what: string; request: HttpRequest }> = [
       {
         what: "A trailing slash (GET /api/v1/contacts/)",
@@ -101,7 +109,6 @@ function malformedBodies(ctx: CheckContext): RawBody[] {
     priced("NaN", "NaN"),
     priced("Infinity", "Infinity"),
     priced("minus Infinity", "-Infinity"),
-    priced("a number past the float range", "1e309"),
     priced("a leading zero", "010"),
     priced("a leading plus", "+10"),
     priced("a hexadecimal number", "0x10"),
@@ -250,17 +257,29 @@ const checks: readonly Check[] = [
     section: SECTION.errors,
     clause: "§7.4",
     level: "MUST",
-    rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards",
+    rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards; a target that answers before it has read the whole body and closes the connection (as HTTP allows) is judged on the answer when the kit could read it, and not failed when it could not",
     gap: 15,
     async run(ctx) {
       const head = `{"type":"CLIENT","name":"${ctx.marker} oversized","address":"`;
-      const ex = await ctx.http.send(
-        postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE),
-      );
-      const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
-      expectNot5xx(ex, rule);
-      expectStatus(ex, [400, 413], rule);
-      expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+      const sent = postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE);
+      let ex: HttpExchange | undefined;
+      try {
+        ex = await ctx.http.send(sent);
+      } catch (error) {
+        // RFC 9112 §9.6: a server may answer early and close without reading the rest; the close can
+        // overtake the answer on the way (a reset discards what the kit had not read yet).
+        if (!(error instanceof RequestError) || error.kind !== "network") throw error;
+        ctx.observe(
+          "connection closed during the body",
+          `The target closed the connection while the 2 MB body was being sent (${error.actual}), before the kit could read an answer: not counted against it.`,
+        );
+      }
+      if (ex !== undefined) {
+        const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
+        expectNot5xx(ex, rule);
+        expectStatus(ex, [400, 413], rule);
+        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+      }
       const after = await ctx.http.send(listRequest("contacts", fullToken(ctx), { limit: "1" }));
       expectList(after, "After an oversized body the server must still answer GET /api/v1/contacts with 200");
     },
@@ -343,7 +362,7 @@ const checks: readonly Check[] = [
     section: SECTION.errors,
     clause: ["§7.4", "§4.2"],
     level: "MUST",
-    rule: "A POST body that is not JSON (truncated, single quotes, trailing commas, comments, unquoted keys, NaN, Infinity, leading zeros or signs, raw control characters, JSON followed by more) or holds a number past the float range gets 400 invalid_request, and nothing is stored",
+    rule: "A POST body that is not JSON (truncated, single quotes, trailing commas, comments, unquoted keys, NaN, Infinity, leading zeros or signs, raw control characters, JSON followed by more) gets 400 invalid_request, and nothing is stored",
     gap: 14,
     async run(ctx) {
       await expectRefusedUnstored(ctx, malformedBodies(ctx));
@@ -391,8 +410,11 @@ const rows: readonly RuleRow[] = [
     id: "errors.other-methods",
     section: SECTION.endpoints,
     clause: "§4.4",
+    // §1: the operations available are lists and creations; §4: "Other methods (PUT, PATCH, DELETE) have
+    // no endpoint: not shown". Refused, then, but with which status is not said (issue 29's audit): 404
+    // or 405 is HTTP's answer, and any other refusal passes too.
     level: "MUST",
-    rule: "PUT, PATCH and DELETE, which have no endpoint, get 404 or 405 in the error envelope",
+    rule: "PUT, PATCH and DELETE, which have no endpoint (§1 lists the operations available), are refused in the error envelope, never served: which status is not shown (404 or 405 are HTTP's)",
     gap: 23,
     requests: (ctx) => {
       const token = fullToken(ctx);
@@ -412,7 +434,7 @@ const rows: readonly RuleRow[] = [
         to("DELETE", `${LISTS.expenses.path}/${absent}`),
       ];
     },
-    expect: "no endpoint",
+    expect: "refused",
   },
 ];
 

@@ -106,11 +106,13 @@ function limitProbes(list: ListName, whole: readonly JsonObject[], before: boole
   }
   const newestTime = orderTime(list, newest);
   const older = whole.find((i) => orderTime(list, i) < newestTime);
-  // Only where before is supported (spec-gaps #8): an ignored before answers the newest item.
-  if (before && older !== undefined && !Number.isNaN(newestTime)) {
+  const served = newest[LISTS[list].orderField];
+  // Only where before is supported (spec-gaps #8): an ignored before answers the newest item. In the
+  // form the target serves, the one §4's recipe sends.
+  if (before && older !== undefined && !Number.isNaN(newestTime) && typeof served === "string") {
     out.push({
       what: "before",
-      query: { before: new Date(newestTime).toISOString(), limit: "1" },
+      query: { before: served, limit: "1" },
       least: 1,
       most: 1,
       says: "strictly before the newest item's instant",
@@ -298,7 +300,7 @@ export const listChecks: readonly Check[] = [
     section: SECTION.limits,
     clause: ["§8.2", "§4 Pagination.4"],
     level: "MUST",
-    rule: "A limit below 1, above 200, not an integer, not decimal or repeated is refused (400) or clamped: never 5xx, never more than 200, never more than a decimal limit",
+    rule: "A limit below 1, above 200, not an integer, not decimal or repeated is refused (a 4xx; §4: its answer is not shown) or clamped: never 5xx, never more than 200, never more than a decimal limit",
     gap: 10,
     async run(ctx) {
       const tokenFor = (list: ListName): ManifestToken => tokenHolding(ctx, LISTS[list].scope);
@@ -323,7 +325,10 @@ export const listChecks: readonly Check[] = [
             expectErrorEnvelope(ex, "invalid_request", rule);
             return;
           }
-          const items = expectList(ex, `${rule} must answer 400 or a clamped 200`);
+          // §4: "Behavior for a limit outside 1 to 200 or not an integer: not shown". Any refusal will
+          // do (its envelope is run.error-envelope's); only a page is bounded.
+          if (ex.status > 400 && ex.status < 500) return;
+          const items = expectList(ex, `${rule} must answer a refusal or a clamped 200`);
           const bound = limitBound(value);
           if (items.length > bound) {
             fail(`${rule} returned more items than the limit allows once clamped`, {
@@ -678,10 +683,11 @@ export const listChecks: readonly Check[] = [
         }
         if (support.kind === "broken") {
           fail(
-            `${list}: a before earlier than every item must give an empty list (supported) or the unfiltered list (ignored)`,
+            `${list}: a before at the oldest item, in the form the target serves, must give only items strictly before it (supported) or the unfiltered list (ignored)`,
             {
               key: failureKey("before neither supported nor ignored", list, `status ${support.probe.status}`),
-              expected: "an empty list, or the same items as without before",
+              expected:
+                "items strictly before it (none, when the page held the whole list), or the same items as without before",
               actual: support.reason,
               exchange: support.probe,
             },
@@ -842,8 +848,8 @@ async function expectFirstOfOrder(
 }
 
 /**
- * The probe earlier than every item gave the whole list back: before is ignored, or it keeps the items
- * at or after the date (the filter reversed). A date from the middle of the list tells them apart.
+ * The probe at the oldest item gave the whole list back: before is ignored, or it keeps the items at or
+ * after the date (the filter reversed). An item's date from the middle of the list tells them apart.
  */
 async function expectIgnoredMidway(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<void> {
   const field = LISTS[list].orderField;
@@ -861,15 +867,27 @@ async function expectIgnoredMidway(ctx: CheckContext, list: ListName, token: Man
     );
     return;
   }
-  // The served timestamp format (as the probe's): §4's recipe sets before from a served date.
-  const midway = new Date(Math.floor((oldest + newest) / 2)).toISOString();
+  // An item's own date, as served (§4's recipe sets before from a served date), past the oldest: the
+  // one nearest the middle of the list's span.
+  const middle = (oldest + newest) / 2;
+  const midway = items
+    .map((i) => i[field])
+    .filter((t): t is string => typeof t === "string" && Date.parse(t) > oldest)
+    .reduce<string | undefined>(
+      (best, t) =>
+        best === undefined || Math.abs(Date.parse(t) - middle) < Math.abs(Date.parse(best) - middle)
+          ? t
+          : best,
+      undefined,
+    );
+  if (midway === undefined) return;
   const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: midway }));
   const got = itemsOf(ex);
   const same = (a: readonly JsonObject[]): string => JSON.stringify(a.map((i) => i.id));
   if (got === undefined || same(got) !== same(items)) {
     fail(`${list}: before must filter strictly before the date or be ignored`, {
       key: failureKey("before ignored early, not midway", list),
-      expected: `before=${midway} (between the oldest and newest ${field}): the same ${items.length} items as without before, as the probe earlier than every item read it as ignored`,
+      expected: `before=${midway} (an item's ${field} past the oldest): the same ${items.length} items as without before, as the probe at the oldest item read it as ignored`,
       actual:
         got === undefined
           ? answer(ex)

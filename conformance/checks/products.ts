@@ -40,7 +40,7 @@ import {
   type ProductVariant,
 } from "../support/data.js";
 import { checkProperty, writeRuns } from "../support/property.js";
-import type { ListedProduct, PriceExperiment } from "../support/shared.js";
+import { memoSlot, onceSlot } from "../support/shared.js";
 import {
   absentOptionals,
   listedProductProblems,
@@ -57,6 +57,27 @@ import { SECTION, clauseRange } from "../spec/clauses.js";
 
 const PATH = LISTS.products.path;
 
+interface ListedProduct {
+  item: JsonObject;
+  draft: ProductDraft;
+  exchange: HttpExchange;
+  created: HttpExchange;
+}
+
+interface PriceExperiment {
+  text: string;
+  ex: HttpExchange;
+  /** What the target stored, when it accepted: from the creation answer, else the list. */
+  stored: unknown;
+}
+
+/** Each reference product as organization 0's list shows it. */
+const LISTED = memoSlot<ProductVariant, ListedProduct>("products as listed");
+/** products.unit-price-precision and products.reference-decimals, by the unitPrice's JSON text. */
+const PRICES = memoSlot<string, PriceExperiment>("prices sent");
+/** products.blank-strings and products.reference-blank: each blank field's answer, by what it is. */
+const BLANK = onceSlot<Record<string, HttpExchange>>("the blank fields");
+
 /**
  * §2 bounds unitPrice only below (>= 0); an implementation may document a maximum. Values from here up
  * may be refused with 400 without failing a check (the refusal is observed); smaller ones must pass.
@@ -71,7 +92,7 @@ const postJson = (
 ): Promise<HttpExchange> => ctx.http.send({ method: "POST", path: PATH, auth: token, json });
 
 const listedProduct = (ctx: CheckContext, variant: ProductVariant): Promise<ListedProduct> =>
-  ctx.shared.listedProducts.get(variant, async () => {
+  ctx.shared.get(LISTED).get(variant, async () => {
     const { draft, exchange } = await createdProduct(ctx, variant);
     requireCreated(ctx, exchange, `the ${variant} product`, "products.create");
     return { ...(await listedBySku(ctx, draft.sku, exchange)), draft, created: exchange };
@@ -148,7 +169,7 @@ async function expectKeptIntact(
 }
 
 function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperiment> {
-  return ctx.shared.prices.get(text, async () => {
+  return ctx.shared.get(PRICES).get(text, async () => {
     const draft: ProductDraft = {
       sku: unique(ctx, "price"),
       name: `${ctx.marker} price ${text}`,
@@ -168,7 +189,7 @@ function priceExperiment(ctx: CheckContext, text: string): Promise<PriceExperime
 
 function blankExperiment(ctx: CheckContext): Promise<Record<string, HttpExchange>> {
   // A blank sku or name cannot carry the marker: the other field does.
-  return ctx.shared.productBlank.get(async () => ({
+  return ctx.shared.get(BLANK).get(async () => ({
     "an empty sku": await postJson(ctx, { sku: "", name: `${ctx.marker} blank sku`, unitPrice: 1 }),
     "a whitespace-only sku": await postJson(ctx, {
       sku: "   ",

@@ -129,6 +129,30 @@ function containsWhole(text: string, value: string): boolean {
   return false;
 }
 
+/**
+ * The answers `which` selects that do not allow the origin their request came from (the request's own
+ * `Origin`, else the run's). A pre-flight is cors.preflight's to judge.
+ */
+function corsOffenders(ctx: CheckContext, which: (ex: HttpExchange) => boolean): Offender[] {
+  return ctx.http
+    .history()
+    .filter((ex) => ex.request.method !== "OPTIONS" && which(ex))
+    .flatMap((ex) => {
+      const sent =
+        Object.entries(ex.request.headers ?? {}).find(([n]) => n.toLowerCase() === "origin")?.[1] ??
+        ctx.options.origin;
+      const allowed = header(ex, "access-control-allow-origin");
+      if (sent === undefined || allowed === "*" || allowed === sent) return [];
+      return [
+        {
+          ex,
+          why: `${ex.status} with ${allowed === undefined ? "no Access-Control-Allow-Origin" : `Access-Control-Allow-Origin: ${allowed}`}`,
+          kind: `${ex.request.method.toUpperCase()} ${ex.status} ${allowed === undefined ? "without" : "with another"} allow-origin`,
+        },
+      ];
+    });
+}
+
 export const runChecks: readonly Check[] = [
   {
     id: "run.cors-success",
@@ -138,28 +162,27 @@ export const runChecks: readonly Check[] = [
     rule: "Every successful answer of the run, whatever the method, allows the origin its request came from (every request carries one)",
     gap: 22,
     async run(ctx) {
-      const offenders = ctx.http
-        .history()
-        .filter(is2xx)
-        .flatMap((ex) => {
-          const sent =
-            Object.entries(ex.request.headers ?? {}).find(([n]) => n.toLowerCase() === "origin")?.[1] ??
-            ctx.options.origin;
-          const allowed = header(ex, "access-control-allow-origin");
-          if (sent === undefined || allowed === "*" || allowed === sent) return [];
-          return [
-            {
-              ex,
-              why: `${ex.status} with ${allowed === undefined ? "no Access-Control-Allow-Origin" : `Access-Control-Allow-Origin: ${allowed}`}`,
-              kind: `${ex.request.method.toUpperCase()} ${ex.status} ${allowed === undefined ? "without" : "with another"} allow-origin`,
-            },
-          ];
-        });
       failOn(
         ctx,
-        offenders,
+        corsOffenders(ctx, is2xx),
         "Successes a page of another origin could not read (§4 CORS)",
         "Access-Control-Allow-Origin: * (or the request's origin) on every 2xx",
+      );
+    },
+  },
+  {
+    id: "run.cors-errors",
+    section: SECTION.endpoints,
+    clause: "§4.4",
+    level: "MUST",
+    rule: "Every error answer of the run (400, 401, 403, 404, 405, 429, 5xx…) allows the origin its request came from: §4's CORS sentence makes no exception for errors, and a browser cannot read an error without it",
+    gap: 22,
+    async run(ctx) {
+      failOn(
+        ctx,
+        corsOffenders(ctx, (ex) => ex.status >= 400),
+        "Errors a page of another origin could not read, so could not tell why (§4 CORS)",
+        "Access-Control-Allow-Origin: * (or the request's origin) on every 4xx and 5xx",
       );
     },
   },

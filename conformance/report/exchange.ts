@@ -1,4 +1,4 @@
-import { prepareRequest } from "../client.js";
+import { prepareRequest } from "../engine/client.js";
 import type { HttpExchange, ShownExchange } from "../types.js";
 import type { MaskedToken } from "./curl.js";
 

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from "../runner.js";
+import { InvalidOptionError } from "../engine/runner.js";
 import type { Check, RunReport } from "../types.js";
 import { renderBadge } from "./badge.js";
 import { renderConsoleReport } from "./console.js";

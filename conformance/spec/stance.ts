@@ -73,7 +73,7 @@ export const STANCES: readonly Stance[] = [
     8,
     "The before parameter: which lists take it, in what format",
     "§4 Pagination.3",
-    "The kit finds out per list: a before earlier than every item gives an empty page where the list takes it, and the whole list where it ignores it; either passes. Where taken, every item of every before read must be strictly older than it, in the exact form the target serves its own dates (MUST). Every other ISO 8601 form (a bare date, an offset, no milliseconds) and whatever a before the target cannot read gets (refused, ignored, an empty page) is shown, never failed.",
+    "The kit finds out per list, with a before at its oldest item in the exact form the target serves that date (§4 sets before from a served date): only items strictly older come back where the list takes it, the whole list where it ignores it; either passes. Where taken, every item of every before read must be strictly older than it, in the exact form the target serves its own dates (MUST). Every other ISO 8601 form (a bare date, an offset, no milliseconds) and whatever a before the target cannot read gets (refused, ignored, an empty page) is shown, never failed.",
   ),
   row(
     9,

@@ -18,6 +18,7 @@ import {
   type JsonObject,
 } from "./assert.js";
 import { itemsOf, listRequest, reader, tokenHolding, unique } from "./data.js";
+import { memoSlot } from "./shared.js";
 
 /**
  * The coverage phase's machinery (Schemathesis has such a phase): every input of §4, §5 and §8 sent
@@ -29,7 +30,7 @@ import { itemsOf, listRequest, reader, tokenHolding, unique } from "./data.js";
  *   bounds every answer keeps (a refusal is §7's 400, what is stored is still a valid value).
  * One input gives two checks: `coverage.<input>` (MUST) judges every form, and fails on the MUST
  * expectations and on the bounds of the open ones; `coverage.<input>-open` (PROBE) shows what the
- * target did with each open form. Both read one experiment (ctx.shared.coverage).
+ * target did with each open form. Both read one experiment (OUTCOMES, in the run's shared store).
  */
 
 export type FormLevel = Extract<Level, "MUST" | "PROBE">;
@@ -65,8 +66,13 @@ export interface CoverageInput {
   section: string;
   clause: ClauseRef;
   gap?: number;
-  /** The MUST check's rule: what every form must get. */
+  /** The judging check's rule: what every form must get. */
   rule: string;
+  /**
+   * The judging check's level: MUST (default) where a sentence of the spec says what its forms get;
+   * SHOULD where it follows from the spec without being said (the issue 29 audit, DECISIONS.md).
+   */
+  level?: "MUST" | "SHOULD";
   /** The PROBE companion's rule, when the input has open forms. */
   openRule?: string;
   writes?: boolean;
@@ -94,9 +100,12 @@ export const outcome = (what: string, level: FormLevel, did: string, problem?: F
 });
 
 /** The two checks of an input: its MUST expectations and bounds, and the open forms' observations. */
+/** Each input's forms, judged by its MUST check and shown by its PROBE, by input id. */
+const OUTCOMES = memoSlot<string, FormOutcome[]>("the coverage phase's outcomes");
+
 export function coverageChecks(input: CoverageInput): Check[] {
   const outcomes = (ctx: CheckContext): Promise<FormOutcome[]> =>
-    ctx.shared.coverage.get(input.id, () => input.run(ctx));
+    ctx.shared.get(OUTCOMES).get(input.id, () => input.run(ctx));
   const common = {
     section: input.section,
     clause: input.clause,
@@ -106,7 +115,7 @@ export function coverageChecks(input: CoverageInput): Check[] {
   const must: Check = {
     ...common,
     id: input.id,
-    level: "MUST",
+    level: input.level ?? "MUST",
     rule: input.rule,
     async run(ctx) {
       const all = await outcomes(ctx);

@@ -3,6 +3,7 @@ import { failureKey } from "../failures.js";
 import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
+import { memoSlot, valueSlot } from "./shared.js";
 import { LISTS, MAX, type ListName } from "../spec/constants.js";
 
 /**
@@ -55,23 +56,40 @@ export function leastUsed(
 export const reader = (ctx: CheckContext, list: ListName): ManifestToken =>
   ctx.tokens.find({ kind: "scopes", scopes: [LISTS[list].scope], exact: true }) ?? fullToken(ctx);
 
-/** Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable. */
+/**
+ * Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable; the token
+ * the run keeps for the rate-limit burst (`ctx.tokens.reserved`) left out.
+ */
 export function usableTokens(ctx: CheckContext): ManifestToken[] {
-  const { manifest } = ctx.tokens;
+  const { manifest, reserved } = ctx.tokens;
   const apiOrgs = new Set(manifest.organizations.filter((o) => o.apiAccess).map((o) => o.id));
   const now = ctx.clock.now();
   return manifest.tokens.filter(
     (t) =>
+      t !== reserved &&
       t.state === "active" &&
       apiOrgs.has(t.organization) &&
       (t.expiresAt === null || Date.parse(t.expiresAt) > now),
   );
 }
 
+/** The last number `unique()` handed out: no two records of a run share a name or sku by chance. */
+const SEQUENCE = valueSlot("the run's sequence", () => ({ last: 0 }));
+/** The largest first page of each list, as each token sees it. */
+const FIRST_PAGES = memoSlot<string, HttpExchange>("first pages");
+/** One filtered read at the largest page, per list, filter value and token. */
+const FILTERED_PAGES = memoSlot<string, HttpExchange>("filtered pages");
+/** The run's reference records. */
+const CREATED_CONTACTS = memoSlot<ContactVariant, Created>("reference contacts");
+const CREATED_PRODUCTS = memoSlot<ProductVariant, CreatedProduct>("reference products");
+/** Whether each list takes `before` (spec-gaps #8), per token. */
+const BEFORE_SUPPORT = memoSlot<string, BeforeSupport>("before support");
+
 /** `<marker>-<tag>-<n>`: unique within the run, so that no two records share a sku by accident. */
 export function unique(ctx: CheckContext, tag: string): string {
-  ctx.shared.sequence += 1;
-  return `${ctx.marker}-${tag}-${ctx.shared.sequence}`;
+  const sequence = ctx.shared.get(SEQUENCE);
+  sequence.last += 1;
+  return `${ctx.marker}-${tag}-${sequence.last}`;
 }
 
 /** A generated draft with a sku no other record of the run has (`<marker>-p-<n>-<tail>`, at most 100). */
@@ -112,9 +130,11 @@ export const dataObject = (ex: HttpExchange): JsonObject | undefined =>
 
 /** The first page, at the largest limit, as the token sees it; fetched once per run. */
 export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
-  return ctx.shared.firstPages.get(`${list}:${token.label}`, () =>
-    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
-  );
+  return ctx.shared
+    .get(FIRST_PAGES)
+    .get(`${list}:${token.label}`, () =>
+      ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
+    );
 }
 
 /**
@@ -134,9 +154,11 @@ export function filteredPage(
   token: ManifestToken,
 ): Promise<HttpExchange> {
   const param = LISTS[list].filter?.param ?? "type";
-  return ctx.shared.filteredPages.get(`${list}:${value}:${token.label}`, () =>
-    ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
-  );
+  return ctx.shared
+    .get(FILTERED_PAGES)
+    .get(`${list}:${value}:${token.label}`, () =>
+      ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
+    );
 }
 
 // ---- records the run creates ------------------------------------------------------------------------
@@ -168,7 +190,7 @@ export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObj
 export function createdContact(ctx: CheckContext, variant: ContactVariant): Promise<Created> {
   const token = fullToken(ctx, 0);
   const body = contactBody(ctx, variant);
-  return ctx.shared.createdContacts.get(variant, async () => ({
+  return ctx.shared.get(CREATED_CONTACTS).get(variant, async () => ({
     body,
     exchange: await ctx.http.send({ method: "POST", path: LISTS.contacts.path, auth: token, json: body }),
   }));
@@ -213,7 +235,7 @@ export const postProduct = (
 export function createdProduct(ctx: CheckContext, variant: ProductVariant): Promise<CreatedProduct> {
   const token = fullToken(ctx, 0);
   const draft = productDraft(ctx, variant);
-  return ctx.shared.createdProducts.get(variant, async () => ({
+  return ctx.shared.get(CREATED_PRODUCTS).get(variant, async () => ({
     draft,
     exchange: await postProduct(ctx, token, draft),
   }));
@@ -239,31 +261,34 @@ export type BeforeSupport =
   | { kind: "undecided"; reason: string }
   | { kind: "broken"; reason: string; plain: HttpExchange; probe: HttpExchange };
 
-const DAY_MS = 86_400_000;
-export const EPOCH = "1970-01-01T00:00:00.000Z";
-
-/** A `before` earlier than every item: the epoch, or a day before the oldest item if one predates it. */
-export function beforeEverything(items: readonly JsonObject[], field: string): string {
-  let oldest = Date.parse(EPOCH);
+/**
+ * The oldest item's own timestamp, as served (byte for byte): the one form of `before` a target that
+ * supports it must read (§4: before is set "from the date of the last result"; its format is not
+ * shown, spec-gaps #8). Undefined when no item has a readable one.
+ */
+export function oldestServed(items: readonly JsonObject[], field: string): string | undefined {
+  let oldest: string | undefined;
   for (const item of items) {
-    const ms = typeof item[field] === "string" ? Date.parse(item[field]) : Number.NaN;
-    if (!Number.isNaN(ms) && ms <= oldest) oldest = ms - DAY_MS;
+    const value = item[field];
+    if (typeof value !== "string" || Number.isNaN(Date.parse(value))) continue;
+    if (oldest === undefined || Date.parse(value) < Date.parse(oldest)) oldest = value;
   }
-  return new Date(oldest).toISOString();
+  return oldest;
 }
 
 const ids = (items: readonly JsonObject[]): string => JSON.stringify(items.map((i) => i.id));
 
 /**
- * spec-gaps #8, exactly: a `before` earlier than every item; an empty list means supported, the
- * unfiltered list back means ignored, anything else is broken.
+ * spec-gaps #8, exactly: a `before` at the oldest item of the list's largest page, in the form the
+ * target serves it. Supported: what comes back is strictly before it (nothing, when the page held the
+ * whole list); ignored: the unfiltered page back; anything else is broken.
  */
 export function beforeSupport(
   ctx: CheckContext,
   list: ListName,
   token: ManifestToken,
 ): Promise<BeforeSupport> {
-  return ctx.shared.beforeSupport.get(`${list}:${token.label}`, async (): Promise<BeforeSupport> => {
+  return ctx.shared.get(BEFORE_SUPPORT).get(`${list}:${token.label}`, async (): Promise<BeforeSupport> => {
     const limit = String(MAX.pageMax);
     const plain = await currentPage(ctx, list, token);
     const items = itemsOf(plain);
@@ -271,19 +296,25 @@ export function beforeSupport(
     if (items.length === 0) {
       return { kind: "undecided", reason: "the list is empty, so a filter cannot show" };
     }
-    // The served timestamp format (2026-10-30T00:00:00.000Z): §4's pagination sets before "from the date
-    // of the last result", so a server supporting before must take what it serves.
-    const before = beforeEverything(items, LISTS[list].orderField);
+    const field = LISTS[list].orderField;
+    const before = oldestServed(items, field);
+    if (before === undefined) {
+      return { kind: "undecided", reason: `no item has a readable ${field} to send as before` };
+    }
     const probe = await ctx.http.send(listRequest(list, token, { limit, before }));
     const filtered = itemsOf(probe);
     if (filtered === undefined) {
       return { kind: "broken", reason: `before=${before} answered ${probe.status}`, plain, probe };
     }
-    if (filtered.length === 0) return { kind: "supported", plain, probe };
+    const strictlyBefore = filtered.every(
+      (i) => typeof i[field] === "string" && Date.parse(i[field]) < Date.parse(before),
+    );
+    const whole = items.length < MAX.pageMax;
+    if (strictlyBefore && (!whole || filtered.length === 0)) return { kind: "supported", plain, probe };
     if (ids(filtered) === ids(items)) return { kind: "ignored", plain, probe };
     return {
       kind: "broken",
-      reason: `before=${before}, earlier than every item, gave ${filtered.length} items that are not the unfiltered list`,
+      reason: `before=${before}, the oldest item's own ${field}, gave ${filtered.length} items that are neither all strictly before it nor the unfiltered list`,
       plain,
       probe,
     };

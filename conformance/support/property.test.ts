@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CheckFailure, systemKitClock, type CheckContext, type HttpExchange } from "../types.js";
+import { CheckFailure, sharedStore, systemKitClock, type CheckContext, type HttpExchange } from "../types.js";
 import { checkProperty, writeRuns } from "./property.js";
-import { SharedData } from "./shared.js";
 
 /** A context with only what checkProperty reads: the options. */
 function context(seed = 1234, numRuns = 25): CheckContext {
@@ -34,7 +33,7 @@ function context(seed = 1234, numRuns = 25): CheckContext {
       throw new Error(`skip: ${reason}`);
     },
     observe: () => undefined,
-    shared: new SharedData(),
+    shared: sharedStore(),
     clock: systemKitClock,
   };
 }

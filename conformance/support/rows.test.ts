@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { nth, testManifest } from "../test-support/local.js";
 import {
   CheckFailure,
+  sharedStore,
   systemKitClock,
   type CheckContext,
   type HttpExchange,
   type HttpRequest,
 } from "../types.js";
 import { expectAnswer, INVALID, ruleCheck, type RuleRow } from "./rows.js";
-import { SharedData } from "./shared.js";
 
 const answerOf = (
   status: number,
@@ -61,7 +61,7 @@ function contextAnswering(answer: (r: HttpRequest) => HttpExchange): {
       throw new Error(reason);
     },
     observe: () => undefined,
-    shared: new SharedData(),
+    shared: sharedStore(),
     clock: systemKitClock,
   };
   return { ctx, sent };

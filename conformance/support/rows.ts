@@ -1,5 +1,7 @@
 import type { Check, CheckContext, HttpExchange, HttpRequest } from "../types.js";
+import { failureKey, routeOf } from "../failures.js";
 import {
+  answer,
   expectError,
   expectErrorEnvelope,
   expectStatus,
@@ -23,7 +25,9 @@ export type Expected =
   /** This status, and §7's error body with this code. */
   | { status: number; code: string }
   /** No endpoint: 404 not_found, or 405 (spec-gaps #23), in §7's error body. */
-  | "no endpoint";
+  | "no endpoint"
+  /** A refusal whose status the spec does not show: any 4xx, in §7's error body. */
+  | "refused";
 
 /** A check's identity (Check's own fields), and what it sends and expects. */
 export interface RuleRow extends Pick<Check, "id" | "section" | "clause" | "level" | "rule" | "gap"> {
@@ -40,11 +44,28 @@ export function expectAnswer(ex: HttpExchange, expected: Expected, rule: string)
     expectErrorEnvelope(ex, ex.status === 404 ? "not_found" : undefined, rule);
     return;
   }
+  if (expected === "refused") {
+    if (ex.status < 400 || ex.status >= 500) {
+      fail(`${rule}: answered ${ex.status}`, {
+        key: failureKey(`status ${ex.status}`, routeOf(ex.request)),
+        cause: ex.status >= 500 ? "response.no-5xx" : "rule",
+        expected: "a 4xx refusal in the error envelope",
+        actual: answer(ex),
+        exchange: ex,
+      });
+    }
+    expectErrorEnvelope(ex, undefined, rule);
+    return;
+  }
   expectError(ex, expected.status, expected.code, rule);
 }
 
 const describeExpected = (expected: Expected): string =>
-  expected === "no endpoint" ? "404 not_found (or 405)" : `${expected.status} ${expected.code}`;
+  expected === "no endpoint"
+    ? "404 not_found (or 405)"
+    : expected === "refused"
+      ? "a refusal in the error envelope (404 and 405 are HTTP's)"
+      : `${expected.status} ${expected.code}`;
 
 export function ruleCheck(row: RuleRow): Check {
   return {

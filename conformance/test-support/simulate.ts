@@ -46,6 +46,8 @@ export async function simulate(fullTokens: number, seed: number): Promise<Simula
       baseUrl: target.baseUrl,
       manifest,
       seed,
+      // As the CLI runs by default: the preflight's requests count in the tokens' budgets.
+      preflight: true,
       clock: kitClock,
       onResult: (r) => {
         if (waited > 0) waitsByCheck[r.id] = waited / 1000;

@@ -31,7 +31,7 @@ export type JournalRequest = NonNullable<ArgsOf<"journal">[0]>;
 export type WaitRequest = NonNullable<ArgsOf<"waitForRequest">[0]>;
 export type LatencyRequest = ArgsOf<"setLatency">[0];
 export type SandboxRequest = NonNullable<ArgsOf<"createSandbox">[0]>;
-/** Records in the fixtures' format (README, "Fixtures"); `id`, `createdAt` and `updatedAt` may be left out. */
+/** Records in the fixtures' format (docs/server.md, "Fixtures"); `id`, `createdAt` and `updatedAt` may be left out. */
 export type RecordsRequest = NonNullable<ArgsOf<"addRecords">[0]>;
 export type ContactRecordInput = NonNullable<RecordsRequest["contacts"]>[number];
 export type ProductRecordInput = NonNullable<RecordsRequest["products"]>[number];

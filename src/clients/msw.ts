@@ -5,7 +5,7 @@ import { createReference, type CreateReferenceOptions, type Reference } from "..
  * `accounting-api-reference/msw`: Mock Service Worker handlers (msw 2, `setupServer` in Node) that
  * answer every request under a base URL through `reference.fetch`, so that component tests get the
  * reference's answers (tokens, scopes, limits, errors, state) without a server. Node only: in a
- * browser, run the server (README, "In component tests").
+ * browser, run the server (docs/frontend.md, "Component tests").
  */
 
 /** A reference, a promise of one, or the options to create one on the first request. */

@@ -1,26 +1,33 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test-support/browser.js";
-import { readmeExample, ROOT } from "../test-support/readme.js";
+import { installBinFromSources } from "../test-support/installed.js";
+import { example, ROOT } from "../test-support/readme.js";
 
 /**
- * The Playwright fixture in a real Playwright run, as a project uses it: the README's
- * playwright.config.ts and tests/contacts.spec.ts as written, in a project of their own whose
- * `webServer` starts the reference (`npx accounting-reference`) and a small app
- * (playwright-e2e/app.html, `npm run dev`), with 4 workers in Debian's Chromium. Four projects: the
- * README's tests and playwright-e2e/isolation.spec.ts (16 tests that each leave behind what would break
- * every other worker on a shared state), each with a sandbox per worker and per test.
+ * The Playwright fixture in a real Playwright run, as a project uses it: the frontend guide's
+ * playwright.config.ts (docs/frontend.md) as written, in a project of its own whose `webServer` starts
+ * the reference (the package's bin where an install puts it) and a small app (playwright-e2e/app.html,
+ * `npm run dev`), with the guide's 4 workers in Debian's Chromium. Its projects:
+ * - the guide's spec files as written (`handOff` from the guide's config), a sandbox per worker and
+ *   per test;
+ * - the guide's auto fixture (tests/fixtures.ts) with its tests/contacts.spec.ts importing from it,
+ *   without `handOff`: the app reads `window.appConfig`;
+ * - the package's own suite, playwright-e2e/*.spec.ts (several spec files, none with a setup of its
+ *   own, each test leaving behind what would break every other worker on a shared state), a sandbox
+ *   per worker and per test.
  *
  * The package is not built here: `accounting-api-reference/playwright` resolves to its source through
- * the project's tsconfig `paths`, and `accounting-reference` is the entry file run by tsx.
+ * the project's tsconfig `paths`, and the bin runs the sources through tsx.
  */
 
 const E2E = join(ROOT, "src/clients/playwright-e2e");
+const SPEC_FILES = ["contacts.spec.ts", "faults.spec.ts", "journal.spec.ts", "warnings.spec.ts"];
 const temps: string[] = [];
 afterAll(async () => {
   await Promise.all(temps.map((d) => rm(d, { recursive: true, force: true })));
@@ -44,15 +51,10 @@ async function project(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "acct-playwright-"));
   temps.push(dir);
   await mkdir(join(dir, "tests"));
-  await mkdir(join(dir, "node_modules/.bin"), { recursive: true });
-  await mkdir(join(dir, "node_modules/@playwright"));
+  await mkdir(join(dir, "auto"));
+  await mkdir(join(dir, "node_modules/@playwright"), { recursive: true });
   await symlink(join(ROOT, "node_modules/@playwright/test"), join(dir, "node_modules/@playwright/test"));
-  const bin = join(dir, "node_modules/.bin/accounting-reference");
-  await writeFile(
-    bin,
-    `#!/bin/sh\nexec ${join(ROOT, "node_modules/.bin/tsx")} --tsconfig ${join(ROOT, "tsconfig.json")} ${join(ROOT, "src/entry/bin.ts")} "$@"\n`,
-  );
-  await chmod(bin, 0o755);
+  await installBinFromSources(dir);
   await writeFile(
     join(dir, "package.json"),
     JSON.stringify({
@@ -71,9 +73,20 @@ async function project(): Promise<string> {
       },
     }),
   );
-  await writeFile(join(dir, "playwright.config.ts"), readmeExample("playwright.config.ts"));
-  await writeFile(join(dir, "tests/contacts.spec.ts"), readmeExample("tests/contacts.spec.ts"));
-  // The README's configuration, with this machine's Chromium and a project per case.
+  await writeFile(join(dir, "playwright.config.ts"), example("playwright.config.ts"));
+  for (const name of ["tests/contacts.spec.ts", "tests/failures.spec.ts"]) {
+    await writeFile(join(dir, name), example(name));
+  }
+  // The auto fixture's project: the guide's fixtures.ts, and a spec file importing from it in place
+  // of the package, as the guide says.
+  await writeFile(join(dir, "auto/fixtures.ts"), example("tests/fixtures.ts"));
+  const viaFixtures = example("tests/contacts.spec.ts").replace(
+    'from "accounting-api-reference/playwright"',
+    'from "./fixtures"',
+  );
+  expect(viaFixtures).not.toBe(example("tests/contacts.spec.ts"));
+  await writeFile(join(dir, "auto/contacts.spec.ts"), viaFixtures);
+  // The guide's configuration, with this machine's Chromium and a project per case.
   await writeFile(
     join(dir, "e2e.config.ts"),
     `import { defineConfig } from "@playwright/test";
@@ -81,15 +94,17 @@ import type { ReferenceOptions } from "accounting-api-reference/playwright";
 import config from "./playwright.config";
 
 const launchOptions = { executablePath: ${JSON.stringify(CHROMIUM_PATH)}, args: ${JSON.stringify(CHROMIUM_ARGS)} };
+const suite = ${JSON.stringify(E2E)};
 export default defineConfig<ReferenceOptions>({
   ...config,
   reporter: [["json", { outputFile: "report.json" }]],
   timeout: 30_000,
   projects: [
-    { name: "readme, per worker", testDir: "./tests", use: { launchOptions } },
-    { name: "readme, per test", testDir: "./tests", use: { launchOptions, sandboxPer: "test" } },
-    { name: "isolation, per worker", testDir: ${JSON.stringify(E2E)}, use: { launchOptions } },
-    { name: "isolation, per test", testDir: ${JSON.stringify(E2E)}, use: { launchOptions, sandboxPer: "test" } },
+    { name: "guide, per worker", testDir: "./tests", use: { launchOptions } },
+    { name: "guide, per test", testDir: "./tests", use: { launchOptions, sandboxPer: "test" } },
+    { name: "guide's auto fixture", testDir: "./auto", use: { launchOptions, handOff: undefined } },
+    { name: "suite, per worker", testDir: suite, use: { launchOptions } },
+    { name: "suite, per test", testDir: suite, use: { launchOptions, sandboxPer: "test" } },
   ],
 });
 `,
@@ -97,34 +112,63 @@ export default defineConfig<ReferenceOptions>({
   return dir;
 }
 
+interface Annotation {
+  type: string;
+  description?: string;
+}
 interface Report {
+  config: { workers: number };
   stats: { expected: number; unexpected: number; flaky: number; skipped: number };
   suites: Suite[];
   errors: { message?: string }[];
 }
 interface Suite {
+  file?: string;
   suites?: Suite[];
   specs?: {
     title: string;
+    file: string;
     tests: {
       projectName: string;
-      results: { status: string; parallelIndex: number; workerIndex: number; error?: { message?: string } }[];
+      annotations?: Annotation[];
+      results: {
+        status: string;
+        parallelIndex: number;
+        error?: { message?: string };
+        annotations?: Annotation[];
+      }[];
     }[];
   }[];
 }
 
-function results(
-  suites: Suite[],
-): { project: string; title: string; status: string; parallelIndex: number; error: string }[] {
+interface Ran {
+  project: string;
+  file: string;
+  title: string;
+  status: string;
+  parallelIndex: number;
+  error: string;
+  warnings: string[];
+}
+
+function results(suites: Suite[]): Ran[] {
   return suites.flatMap((s) => [
     ...(s.specs ?? []).flatMap((spec) =>
       spec.tests.flatMap((t) =>
         t.results.map((r) => ({
           project: t.projectName,
+          file: spec.file,
           title: spec.title,
           status: r.status,
           parallelIndex: r.parallelIndex,
           error: r.error?.message ?? "",
+          warnings: [
+            ...new Set(
+              [...(t.annotations ?? []), ...(r.annotations ?? [])]
+                .filter((a) => a.type === "warning")
+                .map((a) => a.description ?? ""),
+            ),
+          ],
         })),
       ),
     ),
@@ -134,7 +178,7 @@ function results(
 
 describe("the Playwright fixture in a real Playwright run", () => {
   it(
-    "runs the README's configuration and tests, and 16 that would break each other on a shared state, with 4 workers",
+    "runs the guide's configuration, spec files and auto fixture, and the package's suite of several spec files, with 4 workers",
     { timeout: 300_000 },
     async () => {
       expect(existsSync(CHROMIUM_PATH), `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`).toBe(
@@ -177,9 +221,48 @@ describe("the Playwright fixture in a real Playwright run", () => {
       ).toEqual([]);
       expect(code, output.slice(-3000)).toBe(0);
       expect(report.stats).toMatchObject({ unexpected: 0, flaky: 0, skipped: 0 });
-      expect(ran).toHaveLength(2 * 3 + 2 * 16);
-      // The work was spread over the four workers, each on its own sandbox.
+
+      // The guide's 4 workers, each busy: the work was spread over them.
+      expect(report.config.workers).toBe(4);
       expect(new Set(ran.map((r) => r.parallelIndex)).size).toBe(4);
+      const per = (project: string) => ran.filter((r) => r.project === project);
+      expect(per("guide, per worker")).toHaveLength(4);
+      expect(per("guide, per test")).toHaveLength(4);
+      expect(per("guide's auto fixture")).toHaveLength(2);
+      for (const project of ["suite, per worker", "suite, per test"]) {
+        // Several spec files, none with a setup of its own.
+        expect([...new Set(per(project).map((r) => basename(r.file)))].sort(), project).toEqual(SPEC_FILES);
+        expect(per(project), project).toHaveLength(8 + 8 + 2 + 3);
+      }
+
+      // The warning: on the two tests whose page missed the sandbox, with what the page fetched, and on
+      // no other test (every other one, the auto fixture's included, reached its sandbox).
+      const warned = ran.filter((r) => r.warnings.length > 0);
+      expect(warned.map((r) => `${r.project} › ${r.title}`).sort()).toEqual(
+        ["suite, per test", "suite, per worker"]
+          .flatMap((p) => [
+            `${p} › warns: the page asked another address`,
+            `${p} › warns: the page asked the default state, without the sandbox's token`,
+          ])
+          .sort(),
+      );
+      for (const r of warned) {
+        expect(r.warnings).toHaveLength(1);
+        expect(r.warnings[0]).toMatch(
+          /^accounting-api-reference\/playwright: sandbox sbx_\S+ saw no API request/,
+        );
+        expect(r.warnings[0]).toContain("What its pages fetched: GET ");
+        expect(r.warnings[0]).toContain("test.use({ warnUnused: false })");
+      }
+      expect(output).toContain("saw no API request during this test");
     },
   );
+
+  it("the package's suite hands the token to no page itself: the guide's configuration does", async () => {
+    for (const file of SPEC_FILES) {
+      const code = await readFile(join(E2E, file), "utf8");
+      expect(code, file).toContain('from "../playwright.js"');
+      expect(code, file).not.toMatch(/beforeEach|addInitScript|setItem/);
+    }
+  });
 });

@@ -46,7 +46,8 @@ export interface TokenIdentity {
  * up by, in the registries of the default state and of every sandbox alike, without hashing again.
  */
 export interface TokenDigest {
-  readonly hash: Buffer;
+  // Not Buffer: this type reaches the package's declarations, which a project without @types/node reads.
+  readonly hash: Uint8Array;
   /** Hex of `hash`: the key the registries and the sandboxes find a token by. */
   readonly hex: string;
 }

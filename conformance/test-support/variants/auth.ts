@@ -1,7 +1,7 @@
 import type { Organization } from "../../../src/model/records.js";
 import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import type { Reference } from "../../../src/entry/reference.js";
-import { FULL_SCOPES } from "../../tokens.js";
+import { FULL_SCOPES } from "../../engine/tokens.js";
 import {
   CONTACTS,
   dropHeader,
@@ -78,6 +78,20 @@ export const revokedTokenAccepted = violation(
   "a revoked token is still accepted",
   ["auth.revoked-token"],
   servedAsFull((_req, token) => token.state === "revoked"),
+);
+
+// §5.6: a token holding the scope is served (issue 29: the preflight met this twice, and blamed nobody).
+export const productsWriteRefused = violation(
+  "products-write-refused",
+  "a token holding products:write is refused (403 forbidden) on POST /api/v1/products, as if it lacked the scope (run with the preflight, as the CLI runs)",
+  ["preflight", "auth.scope-grants-write"],
+  {
+    request: (req) =>
+      req.method === "POST" && req.path === "/api/v1/products" && req.token !== undefined
+        ? errorReply(403, "forbidden", "This token lacks the products:write scope")
+        : undefined,
+  },
+  { preflight: true },
 );
 
 export const expiredTokenAccepted = violation(

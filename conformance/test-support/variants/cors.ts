@@ -50,6 +50,21 @@ export const corsMissingOnCreations = violation(
   setHeader("access-control-allow-origin", undefined, (req, res) => req.method === "POST" && is2xx(res)),
 );
 
+// §4: CORS on error answers too (spec-gaps #22 revised, issue 29).
+export const corsMissingOnErrors = violation(
+  "cors-missing-on-errors",
+  "error answers (401, 403, 404, 429, 500…) carry no Access-Control-Allow-Origin; successes do",
+  ["cors.errors", "run.cors-errors"],
+  setHeader("access-control-allow-origin", undefined, (req, res) => !isPreflight(req) && res.status >= 400),
+);
+
+export const corsMissingOn429 = violation(
+  "cors-missing-on-429",
+  "429 rate_limited answers carry no Access-Control-Allow-Origin; every other answer does",
+  ["run.cors-errors"],
+  setHeader("access-control-allow-origin", undefined, (req, res) => !isPreflight(req) && res.status === 429),
+);
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const corsEchoOrigin = benign(

@@ -10,7 +10,9 @@ import {
   mapJsonBody,
   parseJson,
   retarget,
+  earlyRefusal,
   setJson,
+  type Variant,
   variantsIn,
 } from "./harness.js";
 
@@ -393,3 +395,13 @@ export const detailsAsStrings = benign(
     }
   }),
 );
+
+// §7, spec-gaps #15: a body too large refused before it is read whole (issue 29).
+export const bodySizeEarlyAnswer: Variant = {
+  id: "body-size-early-answer",
+  kind: "benign",
+  area: "errors",
+  description:
+    "a body over 1 MB gets 400 once 1 MB is read, and the connection is closed without reading the rest (as a JDK server did)",
+  build: earlyRefusal("answer"),
+};

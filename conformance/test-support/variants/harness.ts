@@ -9,7 +9,7 @@ import { ManualClock } from "../../../src/model/clock.js";
 import type { Contact } from "../../../src/model/records.js";
 import type { ManifestToken, TokenManifest } from "../../../src/store/fixtures/manifest.js";
 import { createReference, type Reference } from "../../../src/entry/reference.js";
-import { runConformance } from "../../index.js";
+import { ManifestMismatchError, runConformance } from "../../index.js";
 import { listenLocally } from "../local.js";
 import type { CheckResult, KitClock, RunReport } from "../../types.js";
 
@@ -82,6 +82,12 @@ export interface Variant {
   strict?: boolean;
   /** Also run the slow checks (ratelimit.retry-after waits one window: cheap at WINDOW_MS). */
   slow?: boolean;
+  /**
+   * Run the manifest preflight first, as the CLI does: a target the preflight refuses ends the run
+   * with one failing result, `preflight` (the harness otherwise leaves it off: many variants are paired
+   * with a deliberately different manifest).
+   */
+  preflight?: boolean;
   /** The manifest the kit is given, from the references' own (tokens the variant accepts in their stead). */
   manifest?: (manifest: TokenManifest) => TokenManifest;
   /**
@@ -225,6 +231,24 @@ function capture(res: ServerResponse, finish: (out: Outgoing) => void): void {
   Object.assign(res, { writeHead, write, end });
 }
 
+/**
+ * Layers rewrite `req.headers`; the reference reads some headers from the raw lines (every
+ * Authorization line, src/http/headers.ts): a header a layer changed is changed there too.
+ */
+function rewriteRawHeaders(req: IncomingMessage, sent: IncomingHttpHeaders): void {
+  for (const name of new Set([...Object.keys(sent), ...Object.keys(req.headers)])) {
+    const value = req.headers[name];
+    if (value === sent[name]) continue;
+    const raw: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const line = req.rawHeaders[i] ?? "";
+      if (line.toLowerCase() !== name) raw.push(line, req.rawHeaders[i + 1] ?? "");
+    }
+    for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value]) raw.push(name, v);
+    req.rawHeaders = raw;
+  }
+}
+
 /** The reference behind layers: requests pass through them in order, answers in reverse order. */
 export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler {
   const app = reference.app;
@@ -237,6 +261,7 @@ export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler
       headers: req.headers,
       address: req.socket.remoteAddress ?? "",
     };
+    const sent = { ...req.headers };
     const token = tokenIn(req.headers, reference.manifest);
     if (token !== undefined) incoming.token = token;
     const length = Number(req.headers["content-length"] ?? Number.NaN);
@@ -258,6 +283,7 @@ export function wrap(reference: Reference, ...layers: readonly Layer[]): Handler
       req.headers["content-length"] = String(incoming.body.length);
       Object.assign(req, { body: incoming.body });
     }
+    rewriteRawHeaders(req, sent);
     const answering = layers.filter((l) => l.response !== undefined).reverse();
     if (answering.length > 0) {
       capture(res, (out) => {
@@ -504,7 +530,9 @@ export const around =
   };
 
 /** What a variant may add to its id, description and wrapping. */
-export type VariantExtra = Partial<Pick<Variant, "strict" | "slow" | "manifest" | "knownGap">> & {
+export type VariantExtra = Partial<
+  Pick<Variant, "strict" | "slow" | "manifest" | "knownGap" | "preflight">
+> & {
   settings?: ReferenceSettings;
 };
 
@@ -547,6 +575,49 @@ export function variantsIn(area: Area): {
   };
 }
 
+/** Bodies past this are refused early: once this much is read, the rest is not. */
+const EARLY_LIMIT = 1024 * 1024;
+
+/**
+ * The reference behind a server that refuses a body larger than 1 MB once it has read 1 MB, without
+ * reading the rest (RFC 9112 §9.6 lets it): with a 400 and the connection closed at once ("answer"), or
+ * by closing the connection without a word ("silent": what the kit sees when the close overtakes the
+ * answer on the way).
+ */
+export function earlyRefusal(mode: "answer" | "silent"): (env: VariantEnv) => Promise<Handler> {
+  return async (env) => {
+    const inner = wrap(await env.reference());
+    return (req, res) => {
+      if (req.method !== "POST" || Number(req.headers["content-length"] ?? 0) <= EARLY_LIMIT) {
+        inner(req, res);
+        return;
+      }
+      let read = 0;
+      let done = false;
+      req.on("data", (chunk: Buffer) => {
+        read += chunk.length;
+        if (done || read < EARLY_LIMIT) return;
+        done = true;
+        req.pause();
+        if (mode === "silent") {
+          req.socket.destroy();
+          return;
+        }
+        const body = JSON.stringify({
+          error: { code: "invalid_request", message: "The body is larger than 1 MB" },
+        });
+        res.writeHead(400, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": Buffer.byteLength(body),
+          "access-control-allow-origin": "*",
+          connection: "close",
+        });
+        res.end(body, () => req.socket.destroy());
+      });
+    };
+  };
+}
+
 // ---- running a variant -----------------------------------------------------------------------------------
 
 export interface StartedVariant {
@@ -584,18 +655,24 @@ export async function serve(
   return { ...served, manifest, clock };
 }
 
-/** Builds the variant on fresh references and serves it. */
-export async function startVariant(variant: Pick<Variant, "build">): Promise<StartedVariant> {
+/**
+ * Builds the variant on fresh references and serves it; `scale`: another limit and window than the
+ * harness's (§8's own 100 a minute, say), the variant's limiters and references alike.
+ */
+export async function startVariant(
+  variant: Pick<Variant, "build">,
+  scale: { rateLimit: number; windowMs: number } = { rateLimit: RATE_LIMIT, windowMs: WINDOW_MS },
+): Promise<StartedVariant> {
   let manifest: TokenManifest | undefined;
   const clock = new ManualClock(VIRTUAL_START);
   const env: VariantEnv = {
-    rateLimit: RATE_LIMIT,
-    windowMs: WINDOW_MS,
+    rateLimit: scale.rateLimit,
+    windowMs: scale.windowMs,
     clock,
     async reference(settings = {}) {
       const reference = await createReference({
         clock,
-        rateLimit: { limit: settings.rateLimit ?? RATE_LIMIT, windowMs: WINDOW_MS },
+        rateLimit: { limit: settings.rateLimit ?? scale.rateLimit, windowMs: scale.windowMs },
         log: () => {},
       });
       manifest ??= reference.manifest;
@@ -629,20 +706,25 @@ export interface RunSettings {
 export async function runVariant(variant: Variant, settings: RunSettings = {}): Promise<VariantRun> {
   const started = performance.now();
   const target = await startVariant(variant);
+  const options = {
+    baseUrl: target.baseUrl,
+    manifest: (settings.manifest ?? variant.manifest ?? ((m: TokenManifest) => m))(target.manifest),
+    profile: settings.profile ?? "spec",
+    strict: settings.strict ?? variant.strict ?? false,
+    slow: settings.slow ?? variant.slow ?? false,
+    rateLimit: RATE_LIMIT,
+    rateWindowMs: WINDOW_MS,
+    seed: settings.seed ?? SEED,
+    numRuns: NUM_RUNS,
+    clock: target.clock,
+    readOnly: settings.readOnly ?? false,
+    preflight: variant.preflight ?? false,
+    ...(settings.grep === undefined ? {} : { grep: settings.grep }),
+  } as const;
   try {
-    const report = await runConformance({
-      baseUrl: target.baseUrl,
-      manifest: (settings.manifest ?? variant.manifest ?? ((m: TokenManifest) => m))(target.manifest),
-      profile: settings.profile ?? "spec",
-      strict: settings.strict ?? variant.strict ?? false,
-      slow: settings.slow ?? variant.slow ?? false,
-      rateLimit: RATE_LIMIT,
-      rateWindowMs: WINDOW_MS,
-      seed: settings.seed ?? SEED,
-      numRuns: NUM_RUNS,
-      clock: target.clock,
-      readOnly: settings.readOnly ?? false,
-      ...(settings.grep === undefined ? {} : { grep: settings.grep }),
+    const report = await runConformance(options).catch((error: unknown) => {
+      if (error instanceof ManifestMismatchError) return refusedByPreflight(options, error);
+      throw error;
     });
     return {
       report,
@@ -652,6 +734,59 @@ export async function runVariant(variant: Variant, settings: RunSettings = {}): 
   } finally {
     await target.close();
   }
+}
+
+/** The report of a run the preflight stopped (the CLI's exit 2): one failing result, `preflight`. */
+function refusedByPreflight(
+  options: {
+    baseUrl: string;
+    profile: "spec" | "reference";
+    strict: boolean;
+    readOnly: boolean;
+    seed: number;
+    numRuns: number;
+  },
+  error: ManifestMismatchError,
+): RunReport {
+  const lines = error.lines();
+  return {
+    target: options.baseUrl,
+    embedded: false,
+    options: {
+      profile: options.profile,
+      strict: options.strict,
+      readOnly: options.readOnly,
+      seed: options.seed,
+      numRuns: options.numRuns,
+      rateLimit: RATE_LIMIT,
+      rateLimitPer: "token",
+      rateWindowMs: WINDOW_MS,
+    },
+    startedAt: new Date(0).toISOString(),
+    durationMs: 0,
+    requests: 0,
+    results: [
+      {
+        id: "preflight",
+        section: "§5 Authentication",
+        clauses: [],
+        level: "MUST",
+        rule: "The manifest's tokens are what the target takes them for",
+        outcome: "fail",
+        failsRun: true,
+        durationMs: 0,
+        requests: 0,
+        observations: [],
+        failure: {
+          key: "manifest mismatch",
+          cause: "rule",
+          message: lines.join("\n"),
+          expected: "every token as declared",
+          actual: `${error.problems.length} tokens or scopes not`,
+        },
+      },
+    ],
+  };
 }
 
 export type Verdict = "caught" | "caught, other checks" | "missed" | "passed" | "false alarm";

@@ -262,6 +262,59 @@ export const unitPriceFloat32 = violation(
   mapPriceText((p) => new Decimal(Math.fround(p.toNumber())).toDecimalPlaces(4)),
 );
 
+// §2: an amount is a decimal string with four decimals, whatever notation it was sent in (issue 29).
+export const unitPriceJavaScriptNumber = violation(
+  "unit-price-javascript-number",
+  'unitPrice is parsed as a JavaScript number and served with toFixed(4), as a Fastify implementation did: 1e21 reads back "1e+21", 1e309 "Infinity"',
+  ["coverage.product-fields"],
+  () => {
+    /** The served text of each product whose JavaScript reading differs from its decimal one, by sku. */
+    const served = new Map<string, string>();
+    return [
+      mapRequestJson(
+        (body, req) => {
+          const text = req.body?.toString("utf8") ?? "";
+          const number = /"unitPrice"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/.exec(text)?.[1];
+          if (number === undefined || typeof body.sku !== "string" || Number(number) < 0) return body;
+          const js = Number(number).toFixed(4);
+          if (js === new Decimal(number).toFixed(4)) return body;
+          served.set(body.sku, js);
+          return { ...body, unitPrice: 0 };
+        },
+        (req) => req.method === "POST" && req.path === PRODUCTS,
+      ),
+      mapResources((item) => {
+        const text = typeof item.sku === "string" ? served.get(item.sku) : undefined;
+        return text === undefined ? item : { ...item, unitPrice: text };
+      }),
+    ];
+  },
+);
+
+// §2, §4: "" is no e-mail address (issue 29: a Python implementation stored it).
+export const emailEmptyStored = violation(
+  "email-empty-stored",
+  'an empty e-mail ("") is taken and stored as the contact\'s e-mail',
+  ["coverage.contact-fields"],
+  () => {
+    const empty = new Set<string>();
+    return [
+      mapRequestJson(
+        (body) => {
+          if (body.email !== "" || typeof body.name !== "string") return body;
+          empty.add(body.name);
+          const { email: _dropped, ...rest } = body;
+          return rest;
+        },
+        (req) => req.method === "POST" && req.path === CONTACTS,
+      ),
+      mapResources((item) =>
+        typeof item.name === "string" && empty.has(item.name) ? { ...item, email: "" } : item,
+      ),
+    ];
+  },
+);
+
 export const textHtmlEscaped = violation(
   "text-html-escaped",
   "text is kept HTML-escaped (<b> as &lt;b&gt;, quotes as &quot;): a name with markup reads back otherwise",

@@ -236,23 +236,9 @@ const mapBefore = (fn: (before: string) => string): Layer =>
     if (before !== null) query.set("before", fn(before));
   });
 
-export const beforeIgnoresOffset = violation(
-  "before-ignores-offset",
-  "before's zone offset is dropped: 2026-10-30T05:30:00+05:30 is read as 05:30 UTC, five and a half hours late",
-  ["coverage.before"],
-  mapBefore((b) => b.replace(/[+-]\d{2}:\d{2}$/, "Z")),
-);
-
-export const beforeDateInLocalTime = violation(
-  "before-date-in-local-time",
-  "a before given as a date alone is read as midnight in the server's zone (UTC-5), not UTC",
-  ["coverage.before"],
-  mapBefore((b) => (/^\d{4}-\d{2}-\d{2}$/.test(b) ? `${b}T05:00:00.000Z` : b)),
-);
-
 export const filterPrefixMatch = violation(
   "filter-prefix-match",
-  "a filter value matches the values it begins: type=CLIEN lists the clients, status=PAI the paid invoices",
+  "a filter value matches the values it begins: type=CLIEN lists the clients, status=PAI the paid invoices (SHOULD since issue 29's audit: run with --strict)",
   ["coverage.filters"],
   mapQuery((query) => {
     for (const [param, values] of [
@@ -264,6 +250,7 @@ export const filterPrefixMatch = violation(
       if (full !== undefined) query.set(param, full);
     }
   }),
+  { strict: true },
 );
 
 // Pages cut before the list is ordered (issue 29's foreign-go `limit-before-sort`, `new-records-last`).
@@ -455,6 +442,48 @@ export const beforeRollingOutStrictParams = benign(
       );
       const unknown = [...req.query.keys()].filter((k) => !known.includes(k));
       return unknown.length === 0 ? undefined : unknownParams(unknown);
+    },
+  },
+);
+
+// Forms of before other than the one served: open since spec-gaps #8 was revised (issue 29). They were
+// violations of coverage.before while every ISO 8601 form was a MUST.
+export const beforeIgnoresOffset = benign(
+  "before-ignores-offset",
+  "before's zone offset is dropped: 2026-10-30T05:30:00+05:30 is read as 05:30 UTC, five and a half hours late; the served form is read right",
+  mapBefore((b) => b.replace(/[+-]\d{2}:\d{2}$/, "Z")),
+);
+
+export const beforeDateInLocalTime = benign(
+  "before-date-in-local-time",
+  "a before given as a date alone is read as midnight in the server's zone (UTC-5), not UTC; the served form is read right",
+  mapBefore((b) => (/^\d{4}-\d{2}-\d{2}$/.test(b) ? `${b}T05:00:00.000Z` : b)),
+);
+
+export const beforeServedFormOnly = benign(
+  "before-served-form-only",
+  "before takes only the form the lists serve (2026-10-30T00:00:00.000Z): a date alone, an offset, no fraction or any other form gets 400",
+  {
+    request(req) {
+      const before = req.query.get("before");
+      if (!isList(req) || before === null || TIMESTAMP.test(before) || req.token === undefined)
+        return undefined;
+      return errorReply(400, "invalid_request", "before must be a timestamp as the lists serve it", {
+        before: ["must be YYYY-MM-DDTHH:mm:ss.sssZ"],
+      });
+    },
+  },
+);
+
+export const beforeUnreadableEmptyPage = benign(
+  "before-unreadable-empty-page",
+  "a before its parser cannot read (another ISO form, the basic format, trailing junk, an empty value) is read as an instant before every item: an empty page",
+  {
+    request(req) {
+      const before = req.query.get("before");
+      if (!isList(req) || before === null || TIMESTAMP.test(before) || req.token === undefined)
+        return undefined;
+      return { status: 200, json: { data: [] } };
     },
   },
 );

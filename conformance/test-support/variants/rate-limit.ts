@@ -22,44 +22,74 @@ interface Counting {
   counts?: (status: number) => boolean;
   /** How many times each request counts (default 1). */
   weight?: number;
-  /** Fixed windows (a count that resets at each multiple of the window) rather than a rolling one. */
-  fixed?: boolean;
+  /**
+   * "rolling" (default): `limit` in any window (a sliding log); "fixed": a count that resets at each
+   * multiple of the window; "bucket": a token bucket of capacity `limit` refilled at `limit` a window.
+   */
+  reading?: "rolling" | "fixed" | "bucket";
+  /** Requests served per window, when not §8's (a violation). */
+  limit?: (limit: number) => number;
+  /** Sends honest headers of its own count (`RateLimit: r=…`), in place of none. */
+  headers?: boolean;
 }
 
 /**
- * A rate limiter in front of the reference (its own limit set out of reach): `limit` requests in any
- * rolling window (or fixed one), counted as `counting` says; beyond it, 429 rate_limited with
+ * A rate limiter in front of the reference (its own limit set out of reach): `limit` requests per
+ * window, read as `counting.reading` says, counted as `counting` says; beyond it, 429 rate_limited with
  * Retry-After.
  */
 function limiter(limit: number, windowMs: number, clock: ManualClock, counting: Counting): Layer {
   const logs = new Map<string, number[]>();
+  const buckets = new Map<string, { tokens: number; at: number }>();
   const recent = (key: string, now: number): number[] => {
-    const start = counting.fixed === true ? Math.floor(now / windowMs) * windowMs - 1 : now - windowMs;
+    const start = counting.reading === "fixed" ? Math.floor(now / windowMs) * windowMs - 1 : now - windowMs;
     const kept = (logs.get(key) ?? []).filter((t) => t > start);
     logs.set(key, kept);
     return kept;
   };
+  const bucket = (key: string, now: number): { tokens: number; at: number } => {
+    const b = buckets.get(key) ?? { tokens: limit, at: now };
+    b.tokens = Math.min(limit, b.tokens + ((now - b.at) * limit) / windowMs);
+    b.at = now;
+    buckets.set(key, b);
+    return b;
+  };
+  /** Requests left in the key's budget now. */
+  const left = (key: string, now: number): number =>
+    counting.reading === "bucket" ? Math.floor(bucket(key, now).tokens) : limit - recent(key, now).length;
   const count = (key: string): void => {
     const now = clock.now().getTime();
-    for (let i = 0; i < (counting.weight ?? 1); i += 1) recent(key, now).push(now);
+    for (let i = 0; i < (counting.weight ?? 1); i += 1) {
+      if (counting.reading === "bucket") bucket(key, now).tokens -= 1;
+      else recent(key, now).push(now);
+    }
   };
   return {
     request(req) {
       if (req.method === "OPTIONS") return undefined;
       const now = clock.now().getTime();
-      const log = recent(counting.key(req), now);
-      if (log.length >= limit) {
-        const retry = Math.max(1, Math.ceil(((log[0] ?? now) + windowMs - now) / 1000));
+      const key = counting.key(req);
+      if (left(key, now) < 1) {
+        const oldest = recent(key, now)[0] ?? now;
+        const retry = Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
         return {
           ...errorReply(429, "rate_limited", "Too many requests"),
-          headers: { "retry-after": String(retry) },
+          headers: {
+            "retry-after": String(retry),
+            ...(counting.headers === true ? { ratelimit: `"limiter";r=0;t=${retry}` } : {}),
+          },
         };
       }
-      if (counting.counts === undefined) count(counting.key(req));
+      if (counting.counts === undefined) count(key);
       return undefined;
     },
     response(res, req) {
-      if (req.method !== "OPTIONS" && counting.counts?.(res.status) === true) count(counting.key(req));
+      if (req.method === "OPTIONS") return;
+      if (counting.counts?.(res.status) === true) count(counting.key(req));
+      if (counting.headers === true) {
+        const r = Math.max(0, left(counting.key(req), clock.now().getTime()));
+        res.headers.ratelimit = `"limiter";r=${r};t=${Math.ceil(windowMs / 1000)}`;
+      }
     },
   };
 }
@@ -68,11 +98,11 @@ const byAddress = (req: Incoming): string => req.address;
 const byToken = (req: Incoming): string => req.token?.label ?? `address ${req.address}`;
 const byOrganization = (req: Incoming): string => req.token?.organization ?? `address ${req.address}`;
 
-/** A limiter of §8's limit counting as `counting` says, in front of the reference (its own limit and headers off). */
+/** A limiter counting as `counting` says, in front of the reference (its own limit and headers off). */
 const limitedBy =
   (counting: Counting): Wrapping =>
   (_reference, env) => [
-    limiter(env.rateLimit, env.windowMs, env.clock, counting),
+    limiter(counting.limit?.(env.rateLimit) ?? env.rateLimit, env.windowMs, env.clock, counting),
     dropHeader("ratelimit", "ratelimit-policy"),
   ];
 
@@ -136,6 +166,31 @@ export const rateLimitCountsTwice = violation(
   NO_LIMIT,
 );
 
+// §8: exactly the limit, no more (issue 29).
+export const rateLimitServes101st = violation(
+  "rate-limit-serves-101st",
+  "the rate limit serves one request more than the limit in every window (the 101st of 100 a minute), without rate-limit headers",
+  ["ratelimit.burst"],
+  limitedBy({ key: byToken, limit: (limit) => limit + 1 }),
+  NO_LIMIT,
+);
+
+export const rateLimitServes101stSaysSo = violation(
+  "rate-limit-serves-101st-says-so",
+  "the rate limit serves the 101st request of the window, and its RateLimit header counts down from 101",
+  ["ratelimit.burst"],
+  limitedBy({ key: byToken, limit: (limit) => limit + 1, headers: true }),
+  NO_LIMIT,
+);
+
+export const rateLimitOneAndAHalf = violation(
+  "rate-limit-one-and-a-half",
+  "the rate limit serves half as much again as the limit (150 a minute for 100), without rate-limit headers",
+  ["ratelimit.burst"],
+  limitedBy({ key: byToken, limit: (limit) => Math.floor(limit * 1.5) }),
+  NO_LIMIT,
+);
+
 // ---- benign variants: other legal answers to open points; the kit must pass each one -------------------
 
 export const noRateLimitHeaders = benign(
@@ -148,7 +203,7 @@ export const noRateLimitHeaders = benign(
 export const rateLimitPerAddress = benign(
   "rate-limit-per-address",
   "the rate limit counts per client address, in fixed windows, without rate-limit headers",
-  limitedBy({ key: byAddress, fixed: true }),
+  limitedBy({ key: byAddress, reading: "fixed" }),
   NO_LIMIT,
 );
 
@@ -176,4 +231,26 @@ export const rateLimitSlowWayIn = benign(
       },
     };
   },
+);
+
+// The three legal readings of "100 requests per minute" (spec-gaps #21, issue 29), per token.
+export const rateLimitFixedWindow = benign(
+  "rate-limit-fixed-window",
+  "the rate limit counts each token in fixed windows (the count resets at each whole window), without rate-limit headers",
+  limitedBy({ key: byToken, reading: "fixed" }),
+  NO_LIMIT,
+);
+
+export const rateLimitSlidingLog = benign(
+  "rate-limit-sliding-log",
+  "the rate limit keeps a log of each token's requests and serves the limit in any window, with honest RateLimit headers of its own",
+  limitedBy({ key: byToken, headers: true }),
+  NO_LIMIT,
+);
+
+export const rateLimitTokenBucket = benign(
+  "rate-limit-token-bucket",
+  "the rate limit is a token bucket per token (capacity the limit, refilled at the limit per window), without rate-limit headers",
+  limitedBy({ key: byToken, reading: "bucket" }),
+  NO_LIMIT,
 );

@@ -102,7 +102,7 @@ export const FaultInput = z
     delayMs: z.int().min(0).max(60_000).optional(),
     /** The connection closed without an answer. */
     drop: z.literal(true).optional(),
-    /** A failure the spec does not list (README, "Faults"): a gateway's page, an HTML page, a cut body. */
+    /** A failure the spec does not list (docs/frontend.md, "Faults"): a gateway's page, an HTML page, a cut body. */
     beyondSpec: z.enum(BEYOND_SPEC).optional(),
   })
   .superRefine((f, ctx) => {
@@ -149,7 +149,7 @@ export const LatencyInput = z
 export const MAX_RECORDS = 10_000;
 
 /**
- * `POST /__control/records`: records in the fixtures' format (README "Fixtures"), checked by the same
+ * `POST /__control/records`: records in the fixtures' format (docs/server.md, "Fixtures"), checked by the same
  * schemas and rules. Only `id` (drawn at random), `createdAt` (the reference's clock) and `updatedAt`
  * (its createdAt) may be left out.
  */

@@ -1,7 +1,8 @@
 import type { RequestPacer } from "./pacer.js";
-import { CheckFailure, failureKey, routeOf } from "./failures.js";
-import { renderCurl, renderCurlSequence, type MaskedToken, type PreparedRequest } from "./report/curl.js";
-import type { HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "./types.js";
+import { RequestError, routeOf } from "../failures.js";
+import { retryAfterMs } from "../exchange.js";
+import { renderCurl, renderCurlSequence, type MaskedToken, type PreparedRequest } from "../report/curl.js";
+import type { HttpClient, HttpExchange, HttpRequest, UnexpectedLimits } from "../types.js";
 
 /**
  * The kit's transport: Node's global fetch, paced by one Pacer for the whole run, every exchange
@@ -27,32 +28,6 @@ export interface FetchHttpClientOptions {
    * answer of the run can then be judged for CORS (§4).
    */
   origin?: string | undefined;
-}
-
-/** A request that got no HTTP answer (timeout, refused, reset): a check fails with it, the run goes on. */
-export class RequestError extends CheckFailure {
-  readonly curl: string;
-  readonly kind: "timeout" | "network";
-
-  /** `route`: the request as a key names it (routeOf), never the URL, which may carry the run's marker. */
-  constructor(
-    kind: "timeout" | "network",
-    reason: string,
-    method: string,
-    url: string,
-    curl: string,
-    route: string = routeOf({ method, path: new URL(url).pathname }),
-  ) {
-    super(`${method} ${url}: ${reason}`, {
-      key: failureKey(`no answer (${kind})`, route),
-      cause: "response.answered",
-      expected: "an HTTP answer",
-      actual: reason,
-    });
-    this.name = "RequestError";
-    this.kind = kind;
-    this.curl = curl;
-  }
 }
 
 /** What the client adds to every request that does not set it itself. */
@@ -100,8 +75,9 @@ export class FetchHttpClient implements HttpClient {
   /**
    * Sends a request when the pacer gives it room. A 429 all the same means the target's budget held
    * requests the kit could not see (an earlier run's, another client's) or counts more widely than
-   * declared: the request is sent again, once, after what the target asks (Retry-After, else one
-   * window). Only that request's budgets are held meanwhile; the rest of the run keeps its pace.
+   * declared: the request is sent again, at once with an equivalent token the pacer has room on (at
+   * most twice), else itself, once, after what the target asks (Retry-After, else one window). Only
+   * the refused requests' budgets are held meanwhile; the rest of the run keeps its pace.
    */
   async send(request: HttpRequest): Promise<HttpExchange> {
     const sent = (await this.#pacer.acquire(request)) ?? request;
@@ -111,11 +87,6 @@ export class FetchHttpClient implements HttpClient {
     const delay = this.retryDelayMs(retryAfter);
     this.#pacer.limited?.(sent, delay, true);
     const who = `${routeOf(sent)}${this.#tokenLabel(sent)}`;
-    const told =
-      readRetryAfter(retryAfter, this.#now()) === undefined ? "no Retry-After: one window" : "Retry-After";
-    await this.#sleep(delay, `the target answered 429 to ${who} (${told}); it is sent again once`);
-    this.#pacer.record(sent);
-    const again = await this.#exchange(sent);
     const limits = (this.#limits ??= {
       count: 0,
       resentAnswered: 0,
@@ -124,12 +95,39 @@ export class FetchHttpClient implements HttpClient {
       first: who,
     });
     limits.count += 1;
+    // At once with an equivalent token the pacer has room on (its budget at the target may be spent
+    // too: an earlier run's), at most twice; else the request itself, after the wait asked.
+    for (let tries = 0; tries < 2; tries += 1) {
+      const other = this.#pacer.instead?.(request, sent);
+      if (other === undefined) break;
+      const via = (await this.#pacer.acquire(other)) ?? other;
+      const answered = await this.#exchange(via);
+      if (answered.status !== 429) {
+        limits.resentAnswered += 1;
+        return answered;
+      }
+      this.#pacer.limited?.(via, this.retryDelayMs(answered.headers["retry-after"]), true);
+    }
+    const told =
+      retryAfterMs(retryAfter, this.#now()) === undefined ? "no Retry-After: one window" : "Retry-After";
+    await this.#sleep(delay, `the target answered 429 to ${who} (${told}); it is sent again once`);
+    this.#pacer.record(sent);
+    const again = await this.#exchange(sent);
     limits.waitedMs += delay;
     if (again.status === 429) {
       limits.resentLimited += 1;
       this.#pacer.limited?.(sent, this.retryDelayMs(again.headers["retry-after"]), true);
     } else limits.resentAnswered += 1;
     return again;
+  }
+
+  async sendOnce(request: HttpRequest): Promise<HttpExchange> {
+    const sent = (await this.#pacer.acquire(request)) ?? request;
+    const exchange = await this.#exchange(sent);
+    if (exchange.status === 429) {
+      this.#pacer.limited?.(sent, this.retryDelayMs(exchange.headers["retry-after"]), false);
+    }
+    return exchange;
   }
 
   async sendUnpaced(request: HttpRequest): Promise<HttpExchange> {
@@ -151,7 +149,7 @@ export class FetchHttpClient implements HttpClient {
    */
   retryDelayMs(retryAfter: string | undefined): number {
     const windowMs = this.#pacer.windowMs;
-    const ms = readRetryAfter(retryAfter, this.#now()) ?? windowMs;
+    const ms = retryAfterMs(retryAfter, this.#now()) ?? windowMs;
     return Math.min(windowMs, Math.max(0, ms));
   }
 
@@ -242,16 +240,9 @@ export class FetchHttpClient implements HttpClient {
       curl,
     };
     this.#history.push(exchange);
+    this.#pacer.observe?.(request, exchange);
     return exchange;
   }
-}
-
-/** Retry-After in ms (seconds, or an HTTP date from `now`); undefined when absent or unreadable. */
-function readRetryAfter(value: string | undefined, now: number): number | undefined {
-  const v = value?.trim() ?? "";
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return v === "" || Number.isNaN(at) ? undefined : at - now;
 }
 
 function parseJson(text: string): unknown {

@@ -1,15 +1,16 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { example } from "../test-support/readme.js";
 
 /**
- * The README's section "In component tests" run as written: each of its code blocks is a file named
- * by its first line (`// vitest.setup.ts`), written to a folder of its own, and run by the runner it
+ * The frontend guide's component tests (docs/frontend.md) run as written: each of its examples there
+ * is a file of that name (`vitest.setup.ts`), written to a folder of its own, and run by the runner it
  * is written for, Vitest and Jest, in a process of their own. Only the package's name is mapped, to
  * this checkout (the sources for Vitest, their JavaScript for Jest); `conformance/pack.test.ts` checks
  * the installed package's export itself.
@@ -26,22 +27,17 @@ const dir = join(root, "dist", `readme-examples-${process.pid}`);
 const jestHome = join(root, "scripts", "jest-example");
 const jestDir = join(jestHome, `readme-${process.pid}`);
 
-const SECTION = "### In component tests, without a server";
-
-async function readmeFiles(): Promise<Map<string, string>> {
-  const readme = await readFile(join(root, "README.md"), "utf8");
-  const start = readme.indexOf(SECTION);
-  if (start < 0) throw new Error(`README.md has no section "${SECTION}"`);
-  const end = readme.indexOf("\n### ", start + SECTION.length);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  const files = new Map<string, string>();
-  for (const [, code = ""] of section.matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)) {
-    const name = /^\/\/ ([\w.-]+\.[cm]?[jt]s)\b/.exec(code)?.[1];
-    if (name === undefined) throw new Error(`a code block without its file name:\n${code}`);
-    files.set(name, code);
-  }
-  return files;
-}
+/** The guide's examples for Vitest and Jest, by file name. */
+const FILES = [
+  "in-process.ts",
+  "vitest.config.ts",
+  "api.ts",
+  "vitest.setup.ts",
+  "contacts.test.ts",
+  "jest.config.mjs",
+  "jest.setup.mjs",
+  "contacts.test.mjs",
+];
 
 // The outer run's variables would tell the nested runners they are inside a worker.
 const env = Object.fromEntries(
@@ -75,7 +71,7 @@ function run(
 let files: Map<string, string>;
 
 beforeAll(async () => {
-  files = await readmeFiles();
+  files = new Map(FILES.map((name) => [name, example(name)]));
   await mkdir(dir, { recursive: true });
   await mkdir(jestDir, { recursive: true });
   for (const [name, code] of files) await writeFile(join(name.endsWith(".mjs") ? jestDir : dir, name), code);
@@ -86,18 +82,9 @@ afterAll(async () => {
   await rm(jestDir, { recursive: true, force: true });
 });
 
-describe("README: in component tests", () => {
-  it("has the files its text names", () => {
-    expect([...files.keys()].sort()).toEqual([
-      "api.ts",
-      "contacts.test.mjs",
-      "contacts.test.ts",
-      "in-process.ts",
-      "jest.config.mjs",
-      "jest.setup.mjs",
-      "vitest.config.ts",
-      "vitest.setup.ts",
-    ]);
+describe("the frontend guide: component tests", () => {
+  it("names each file on its first line, as the reader sees it", () => {
+    for (const [name, code] of files) expect(code.split("\n")[0]).toMatch(new RegExp(`^// ${name}\\b`));
   });
 
   it(

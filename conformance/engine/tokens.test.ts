@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { testManifest } from "./test-support/local.js";
-import { ManifestTokenPool, describeNeed } from "./tokens.js";
-import type { TokenNeed } from "./types.js";
+import { testManifest } from "../test-support/local.js";
+import { BurstReservation, ManifestTokenPool, describeNeed, reserveForBurst } from "./tokens.js";
+import type { TokenNeed } from "../types.js";
 
 class Skipped extends Error {}
 const skip = (reason: string): never => {
@@ -73,5 +73,37 @@ describe("ManifestTokenPool", () => {
     expect(describeNeed({ kind: "scopes", scopes: ["contacts:read"], exact: true })).toBe(
       "active token with exactly the scopes contacts:read in an organization with API access",
     );
+  });
+});
+
+describe("the token kept for the rate-limit burst", () => {
+  const base = testManifest();
+  const full = base.tokens[0];
+  if (full === undefined) throw new Error("no full token");
+  const spare = { ...full, label: "a-full-2", token: "tst_aFullSpare0002" };
+  const withSpare = { ...base, tokens: [...base.tokens, spare] };
+  const now = Date.parse("2026-01-01");
+
+  it("is the last of the largest class of interchangeable readers in the first organization, when it has another member", () => {
+    expect(reserveForBurst(withSpare, now)?.label).toBe("a-full-2");
+    // Alone in its class, no token is kept: the burst then waits for a window without requests.
+    expect(reserveForBurst(base, now)).toBeUndefined();
+    // A token expiring within a day is no stand-in.
+    const soon = { ...spare, expiresAt: new Date(now + 3_600_000).toISOString() };
+    expect(reserveForBurst({ ...base, tokens: [...base.tokens, soon] }, now)).toBeUndefined();
+  });
+
+  it("is handed to no need another token meets while it is kept, and is handed once released", () => {
+    const reservation = new BurstReservation(reserveForBurst(withSpare, now));
+    const pool = new ManifestTokenPool(
+      { ...withSpare, tokens: [spare, ...base.tokens] },
+      { skip, now: () => new Date(now), reservation },
+    );
+    expect(pool.reserved?.label).toBe("a-full-2");
+    expect(label(pool, { kind: "full" })).toBe("a-full");
+    expect(label(pool, { kind: "scopes", scopes: ["products:write"] })).toBe("a-full");
+    reservation.release();
+    expect(pool.reserved).toBeUndefined();
+    expect(label(pool, { kind: "full" })).toBe("a-full-2");
   });
 });

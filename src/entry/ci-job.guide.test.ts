@@ -1,18 +1,19 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { readmeExample, ROOT } from "../test-support/readme.js";
+import { installBinFromSources } from "../test-support/installed.js";
+import { example } from "../test-support/readme.js";
 
 /**
- * The README's CI job (`ci-job.sh`) run by bash as written, but for three things a test must change:
- * the port (a free one, not 4010), `npx accounting-reference` (this checkout's sources, through an `npx`
- * earlier on the PATH; the packed package's npx is `conformance/pack.test.ts`'s) and `npm run test:e2e`
- * (a suite of two requests: the API without a token, the control surface with its key).
+ * The frontend guide's CI job (`ci-job.sh`) run by bash as written, in a project where the package's
+ * bin is where an install puts it (running this checkout's sources; the packed bin is
+ * `conformance/pack.test.ts`'s), but for two things a test must change: the port (a free one, not
+ * 4010) and `npm run test:e2e` (a suite of two requests: the API without a token, the control surface
+ * with its key).
  */
 
 let dir: string;
@@ -33,15 +34,11 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-describe("the README's CI job", () => {
+describe("the frontend guide's CI job", () => {
   it("starts the server, waits for it, runs the suite against it, stops it and exits with the suite's status", async () => {
     dir = await mkdtemp(join(tmpdir(), "acct-ci-job-"));
     const port = await freePort();
-    await writeFile(
-      join(dir, "npx"),
-      `#!/bin/sh\n[ "$1" = accounting-reference ] && shift && exec ${JSON.stringify(process.execPath)} --import ${JSON.stringify(pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href)} ${JSON.stringify(join(ROOT, "src/entry/bin.ts"))} "$@"\nexit 127\n`,
-    );
-    await chmod(join(dir, "npx"), 0o755);
+    await installBinFromSources(dir);
     await writeFile(
       join(dir, "suite.mjs"),
       `const url = process.env.REFERENCE_URL;
@@ -51,15 +48,14 @@ console.log("suite", api.status, control.status);
 process.exit(api.status === 401 && control.status === 200 ? 0 : 1);
 `,
     );
-    const script = readmeExample("ci-job.sh")
+    const script = example("ci-job.sh")
       .replaceAll("4010", String(port))
       .replace("npm run test:e2e", `${JSON.stringify(process.execPath)} suite.mjs`);
-    expect(script).not.toBe(readmeExample("ci-job.sh"));
+    expect(script).not.toBe(example("ci-job.sh"));
     const job = spawn("bash", ["-c", script], {
       cwd: dir,
       env: {
         ...process.env,
-        PATH: `${dir}:${process.env.PATH ?? ""}`,
         REFERENCE_CONTROL_KEY: "ci-job-control-key-0123456789",
       },
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,10 +1,9 @@
 import { randomInt } from "node:crypto";
-import type { TokenManifest } from "./manifest-schema.js";
-import { RequestError } from "./client.js";
-import { clauseList } from "./spec/clauses.js";
-import { SharedData } from "./support/shared.js";
+import type { TokenManifest } from "../manifest-schema.js";
+import { clauseList } from "../spec/clauses.js";
+import type { BurstReservation } from "./tokens.js";
 import { ManifestTokenPool } from "./tokens.js";
-import { CheckFailure, failureKey, type Observation } from "./failures.js";
+import { CheckFailure, RequestError, failureKey, type Observation } from "../failures.js";
 import {
   systemKitClock,
   type Check,
@@ -16,9 +15,10 @@ import {
   type Level,
   type Outcome,
   type RunOptions,
+  sharedStore,
   type ShownExchange,
-} from "./types.js";
-import { showExchange } from "./report/exchange.js";
+} from "../types.js";
+import { showExchange } from "../report/exchange.js";
 
 /** Thrown by `ctx.skip()` and by `tokens.get()`: ends a check as skipped. */
 export class SkipSignal extends Error {
@@ -161,6 +161,8 @@ export interface RunnerInput {
   onResult?: ((result: CheckResult) => void) | undefined;
   /** The run's clock (waits, bursts, token expiry); default the system clock. */
   clock?: KitClock | undefined;
+  /** The token kept out of the run's traffic for the rate-limit burst (engine/tokens.ts). */
+  reservation?: BurstReservation | undefined;
 }
 
 /**
@@ -172,10 +174,14 @@ export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
   const clock = input.clock ?? systemKitClock;
   const shared: Shared = {
     http: input.http,
-    tokens: new ManifestTokenPool(input.manifest, { skip, now: () => new Date(clock.now()) }),
+    tokens: new ManifestTokenPool(input.manifest, {
+      skip,
+      now: () => new Date(clock.now()),
+      reservation: input.reservation,
+    }),
     options,
     marker: input.marker ?? makeMarker(options.seed),
-    shared: new SharedData(),
+    shared: sharedStore(),
     clock,
   };
   const results: CheckResult[] = [];

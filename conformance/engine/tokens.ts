@@ -1,5 +1,5 @@
-import type { ManifestOrganization, ManifestToken, TokenManifest } from "./manifest-schema.js";
-import type { TokenNeed, TokenPool } from "./types.js";
+import type { ManifestOrganization, ManifestToken, TokenManifest } from "../manifest-schema.js";
+import type { TokenNeed, TokenPool } from "../types.js";
 
 /** The scopes that have an endpoint today (§4): a "full" token holds all of them. */
 export const FULL_SCOPES = [
@@ -16,11 +16,80 @@ export interface TokenPoolOptions {
   skip: (reason: string) => never;
   /** For expiry instants; default the system clock. */
   now?: () => Date;
+  /**
+   * The token kept out of the run's traffic for the rate-limit burst (`reserveForBurst`): handed to no
+   * need another token meets while it is kept, and offered as `reserved`.
+   */
+  reservation?: BurstReservation | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The token kept for the rate-limit burst, while it is kept. A target that says in its headers how
+ * many requests remain in a budget tells the burst what it needs without a fresh budget: the pacer
+ * then releases the token to the run's traffic (engine/pacer.ts).
+ */
+export class BurstReservation {
+  #token: ManifestToken | undefined;
+  #released = false;
+
+  constructor(token: ManifestToken | undefined) {
+    this.#token = token;
+  }
+
+  /** The token kept, or undefined: none could be, or it was released. */
+  get token(): ManifestToken | undefined {
+    return this.#released ? undefined : this.#token;
+  }
+
+  /** The token that was kept, released or not (for the report). */
+  get chosen(): ManifestToken | undefined {
+    return this.#token;
+  }
+
+  get released(): boolean {
+    return this.#released;
+  }
+
+  release(): void {
+    this.#released = true;
+  }
+}
+
+/**
+ * The token the run keeps away from its own traffic, so that the rate-limit burst (checks/ratelimit.ts)
+ * meets a budget no request of the run touched, where the target counts per token: the last, in
+ * manifest order, of the largest class of interchangeable tokens (same organization, same scopes,
+ * active for a day more) holding contacts:read in the organization of the first full-access token,
+ * when that class has another member to carry its share of the traffic. Undefined when there is none:
+ * the burst then waits for a window without requests before it judges (spec-gaps #21).
+ */
+export function reserveForBurst(manifest: TokenManifest, now: number): ManifestToken | undefined {
+  const orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
+  const lasting = (t: ManifestToken): boolean =>
+    t.state === "active" &&
+    orgs.get(t.organization)?.apiAccess === true &&
+    (t.expiresAt === null || Date.parse(t.expiresAt) > now + DAY_MS);
+  const home = manifest.tokens.find((t) => lasting(t) && FULL_SCOPES.every((s) => t.scopes.includes(s)));
+  if (home === undefined) return undefined;
+  const classes = new Map<string, ManifestToken[]>();
+  for (const t of manifest.tokens) {
+    if (!lasting(t) || t.organization !== home.organization || !t.scopes.includes("contacts:read")) continue;
+    const key = [...t.scopes].sort().join(" ");
+    classes.set(key, [...(classes.get(key) ?? []), t]);
+  }
+  const largest = [...classes.values()].reduce<ManifestToken[]>(
+    (best, members) => (members.length > best.length ? members : best),
+    [],
+  );
+  return largest.length >= 2 ? largest[largest.length - 1] : undefined;
 }
 
 /** Picks manifest tokens for checks, in manifest order so that a run is reproducible. */
 export class ManifestTokenPool implements TokenPool {
   readonly manifest: TokenManifest;
+  readonly #reservation: BurstReservation;
   readonly #skip: (reason: string) => never;
   readonly #now: () => Date;
   readonly #orgs: ReadonlyMap<string, ManifestOrganization>;
@@ -30,10 +99,21 @@ export class ManifestTokenPool implements TokenPool {
     this.#skip = options.skip;
     this.#now = options.now ?? (() => new Date());
     this.#orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
+    this.#reservation = options.reservation ?? new BurstReservation(undefined);
   }
 
+  get reserved(): ManifestToken | undefined {
+    return this.#reservation.token;
+  }
+
+  /** The first token meeting the need, the reserved one only when no other does. */
   find(need: TokenNeed): ManifestToken | undefined {
-    const tokens = this.manifest.tokens;
+    const reserved = this.reserved;
+    const others = this.manifest.tokens.filter((t) => t !== reserved);
+    return this.#find(need, others) ?? (reserved === undefined ? undefined : this.#find(need, [reserved]));
+  }
+
+  #find(need: TokenNeed, tokens: readonly ManifestToken[]): ManifestToken | undefined {
     switch (need.kind) {
       case "full": {
         const full = tokens.filter((t) => this.#usable(t) && FULL_SCOPES.every((s) => t.scopes.includes(s)));

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FetchHttpClient, RequestError, buildUrl } from "./client.js";
-import { Pacer } from "./pacer.js";
+import { FetchHttpClient, buildUrl } from "./client.js";
+import { RequestError } from "../failures.js";
+import { Pacer, RatePacer } from "./pacer.js";
 import {
   closedBaseUrl,
   json,
@@ -8,7 +9,7 @@ import {
   startLocalServer,
   testManifest,
   type LocalServer,
-} from "./test-support/local.js";
+} from "../test-support/local.js";
 
 const manifest = testManifest();
 const fullToken = nth(manifest.tokens, 0);
@@ -204,6 +205,46 @@ describe("FetchHttpClient: 429 and failures", () => {
     expect(reasons).toEqual([
       "the target answered 429 to GET /api/v1/contacts with a-full (Retry-After); it is sent again once",
     ]);
+  });
+
+  it("sends a refused request at once with an equivalent token that has room, and waits only when there is none", async () => {
+    const spare = { ...fullToken, label: "a-full-2", token: "tst_aFullSpare0002" };
+    const withSpare = { ...manifest, tokens: [...manifest.tokens, spare] };
+    // An earlier run spent a-full's budget; its equivalent has room.
+    server = await startLocalServer((req, res) => {
+      if (req.headers.authorization === `Bearer ${fullToken.token}`)
+        json(res, 429, { error: { code: "rate_limited" } }, { "Retry-After": "30" });
+      else json(res, 200, { data: [] });
+    });
+    const pacer = new RatePacer({ rateLimit: 100, windowMs: 60_000, per: "token", manifest: withSpare });
+    const { http, sleeps } = client(server.baseUrl, { pacer, tokens: withSpare.tokens });
+    const ex = await http.send({ method: "GET", path: "/p", auth: fullToken });
+    expect(ex.status).toBe(200);
+    expect(sleeps).toEqual([]);
+    expect(http.history().map((e) => [e.status, e.request.auth])).toEqual([
+      [429, fullToken],
+      [200, spare],
+    ]);
+    expect(http.limits).toMatchObject({ count: 1, resentAnswered: 1, waitedMs: 0 });
+    // A token without an equivalent waits as the target asked.
+    const alone = nth(manifest.tokens, 1);
+    await server.close();
+    server = await startLocalServer((_req, res) =>
+      json(res, 429, { error: { code: "rate_limited" } }, { "Retry-After": "2" }),
+    );
+    const again = client(server.baseUrl, { pacer, tokens: withSpare.tokens });
+    await again.http.send({ method: "GET", path: "/p", auth: alone });
+    expect(again.sleeps).toEqual([2000]);
+  });
+
+  it("sends once when asked (the preflight): a 429 is the answer, neither waited out nor sent again", async () => {
+    server = await limitedServer(1, "30");
+    const { http, sleeps } = client(server.baseUrl);
+    const ex = await http.sendOnce({ method: "GET", path: "/p", auth: fullToken });
+    expect(ex.status).toBe(429);
+    expect(sleeps).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+    expect(http.limits).toBeUndefined();
   });
 
   it("reads a Retry-After given as an HTTP date", () => {

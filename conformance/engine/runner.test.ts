@@ -9,8 +9,16 @@ import {
   startLocalServer,
   testManifest,
   type LocalServer,
-} from "./test-support/local.js";
-import { CheckFailure, LEVELS, type Check, type CheckResult, type Level, type RunOptions } from "./types.js";
+} from "../test-support/local.js";
+import {
+  CheckFailure,
+  LEVELS,
+  type Check,
+  type CheckResult,
+  type Level,
+  type RunOptions,
+  type SharedSlot,
+} from "../types.js";
 
 let server: LocalServer;
 beforeAll(async () => {
@@ -358,17 +366,19 @@ describe("runChecks", () => {
     expect(() => compileGrep("(")).toThrow(/--grep "\(" is not a regular expression/);
   });
 
-  it("gives every check the run's marker, options and shared data, and counts its requests", async () => {
+  it("gives every check the run's marker, options and shared store, and counts its requests", async () => {
     const seen: string[] = [];
+    let made = 0;
+    const counter: SharedSlot<{ n: number }> = { name: "counter", make: () => ({ n: (made += 1) * 0 }) };
     const results = await run(
       [
         check("first", "MUST", async (ctx) => {
-          ctx.shared.sequence = 41;
+          ctx.shared.get(counter).n = 41;
           await ctx.http.send({ method: "GET", path: "/a" });
           await ctx.http.send({ method: "GET", path: "/b" });
         }),
         check("second", "SHOULD", async (ctx) => {
-          seen.push(ctx.marker, String(ctx.shared.sequence), String(ctx.options.seed));
+          seen.push(ctx.marker, String(ctx.shared.get(counter).n), String(ctx.options.seed));
           ctx.observe("note", "a note");
         }),
       ],
@@ -379,6 +389,7 @@ describe("runChecks", () => {
     expect(seen.slice(2)).toEqual(["41", "1234", "second"]);
     expect(results.map((r) => r.requests)).toEqual([2, 0]);
     expect(results[1]?.observations).toEqual([{ key: "note", text: "a note" }]);
+    expect(made).toBe(1);
   });
 
   it("reports a PROBE that ends normally as observed, with what it saw", async () => {

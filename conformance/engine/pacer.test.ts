@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ManifestToken } from "./manifest-schema.js";
+import type { ManifestToken } from "../manifest-schema.js";
 import { Pacer, RatePacer, defaultSafetyMargin, type PacerTimer } from "./pacer.js";
-import { nth, testManifest } from "./test-support/local.js";
-import type { HttpRequest } from "./types.js";
+import { BurstReservation } from "./tokens.js";
+import { nth, testManifest } from "../test-support/local.js";
+import type { HttpExchange, HttpRequest } from "../types.js";
 
 /** Time that moves only when the pacer sleeps or the test advances it. */
 class FakeTimer implements PacerTimer {
@@ -196,6 +197,8 @@ describe("RatePacer", () => {
       "no active token",
       "token b-full",
     ]);
+    // Exactly the header §5 shows (the preflight's): the token's budget alone.
+    expect(pacer.budgets(get({ header: `Bearer ${token("b-full").token}` }))).toEqual(["token b-full"]);
   });
 
   it("counts the tokens of one organization together when the limit is per organization, and never swaps them", async () => {
@@ -303,5 +306,84 @@ describe("RatePacer", () => {
       ),
       { numRuns: 200, seed: 20261122 },
     );
+  });
+
+  /** An answer to `request` with `status` and, when given, a RateLimit header saying `remaining`. */
+  const answer = (request: HttpRequest, status: number, remaining?: number): HttpExchange => ({
+    request,
+    status,
+    headers: remaining === undefined ? {} : { ratelimit: `"p";r=${remaining};t=1` },
+    text: "",
+    json: undefined,
+    curl: "curl x",
+  });
+
+  it("widens its scope when the target counts more of the run than the declared budget holds, once the run has seen a window of its own", async () => {
+    const { timer, pacer } = ratePacer("token");
+    for (const label of ["a-full", "a-full-2", "a-full-3", "b-full"]) await pacer.acquire(get(token(label)));
+    const last = (await pacer.acquire(get(token("a-contacts-read")))) ?? get(null);
+    // Within the run's first window the target's count may hold an earlier run's requests: not read.
+    pacer.observe(last, answer(last, 429));
+    expect(pacer.scope).toEqual({ per: "token", source: "declared" });
+    timer.t += 1100;
+    for (const label of [
+      "a-full",
+      "a-full-2",
+      "a-full-3",
+      "b-full",
+      "a-full",
+      "a-full-2",
+      "a-full-3",
+      "b-full",
+    ])
+      await pacer.acquire(get(token(label)));
+    const seen = (await pacer.acquire(get(token("a-contacts-read")))) ?? get(null);
+    // The target counted 9 in a-contacts-read's budget: 1 is its own, 7 its organization's, 9 everybody's.
+    pacer.observe(seen, answer(seen, 200, 1));
+    expect(pacer.scope).toMatchObject({ per: "address", source: "observed" });
+    expect(pacer.scope.why).toMatch(
+      /remaining count of 1 .* a-contacts-read .* 1 requests of the run counted per token, 9 per address/,
+    );
+  });
+
+  it("reads one or two more than it counted as the edge of a window, not as a wider scope", async () => {
+    const { timer, pacer } = ratePacer("token");
+    await pacer.acquire(get(token("b-full")));
+    timer.t += 1100;
+    for (let i = 0; i < 5; i += 1) await pacer.acquire(get(token("b-full")));
+    const seen = (await pacer.acquire(get(token("a-full")))) ?? get(null);
+    pacer.observe(seen, answer(seen, 200, 8));
+    expect(pacer.per).toBe("token");
+  });
+
+  it("spreads no work onto the token kept for the burst while it is kept, and releases it when the target's headers count", async () => {
+    const timer = new FakeTimer();
+    const reservation = new BurstReservation(token("a-full-3"));
+    const pacer = new RatePacer({
+      rateLimit: 10,
+      windowMs: 1000,
+      per: "token",
+      manifest,
+      timer,
+      wallClock: () => Date.parse("2026-01-01"),
+      reservation,
+    });
+    const sent: string[] = [];
+    for (let i = 0; i < 6; i += 1) sent.push(labelOf(await pacer.acquire(get(token("a-full")))));
+    expect(sent).not.toContain("a-full-3");
+    pacer.observe(get(null), answer(get(null), 401));
+    expect(reservation.token?.label).toBe("a-full-3");
+    pacer.observe(get(null), answer(get(null), 401, 9));
+    expect(reservation).toMatchObject({ token: undefined, released: true });
+    for (let i = 0; i < 3; i += 1) sent.push(labelOf(await pacer.acquire(get(token("a-full")))));
+    expect(sent).toContain("a-full-3");
+  });
+
+  it("offers an equivalent token with room in place of one the target refused, and none when there is none", async () => {
+    const { pacer } = ratePacer("token");
+    const refused = (await pacer.acquire(get(token("a-full")))) ?? get(null);
+    pacer.limited(refused, 500, true);
+    expect(labelOf(pacer.instead(get(token("a-full")), refused))).not.toBe(labelOf(refused));
+    expect(pacer.instead(get(token("a-contacts-read")), get(token("a-contacts-read")))).toBeUndefined();
   });
 });

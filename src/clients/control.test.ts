@@ -1,19 +1,19 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { TestReference, TestReferenceOptions } from "../test-support/reference.js";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { CONTROL_TABLE, SHORTHANDS } from "../doors/control/table.js";
 import { ControlClient, ControlError, ReferenceUnreachableError } from "./control.js";
 import { CONTROL_KEY, controlledReference } from "../test-support/control.js";
-import { listenPerTest } from "../test-support/serve.js";
+import { serverTest, type ServeBare } from "../test-support/serve.js";
 
 // The typed client against a real listening server: what a Playwright fixture does.
 
-const listenOn = listenPerTest();
+const it = serverTest;
 
-async function serve(options: TestReferenceOptions = {}) {
+async function serve(serveBare: ServeBare, options: TestReferenceOptions = {}) {
   const ref = await controlledReference(options);
-  const baseUrl = `http://127.0.0.1:${await listenOn(ref.app)}`;
+  const baseUrl = `http://127.0.0.1:${await serveBare(ref.app)}`;
   return { ref, baseUrl, control: new ControlClient({ baseUrl, key: CONTROL_KEY }) };
 }
 
@@ -21,8 +21,8 @@ const contacts = (baseUrl: string, ref: TestReference) =>
   fetch(`${baseUrl}/api/v1/contacts?limit=1`, { headers: ref.auth("lumiere-full") });
 
 describe("ControlClient", () => {
-  it("resets, moves the clock, arms faults and reads the journal", async () => {
-    const { ref, baseUrl, control } = await serve();
+  it("resets, moves the clock, arms faults and reads the journal", async ({ serveBare }) => {
+    const { ref, baseUrl, control } = await serve(serveBare);
     expect((await control.describe()).operations.length).toBeGreaterThan(5);
     expect(await control.advanceClock("PT1H")).toMatchObject({ now: "2026-11-20T13:00:00.000Z" });
     await control.addFault({ path: "/api/v1/contacts", status: 500 });
@@ -35,8 +35,8 @@ describe("ControlClient", () => {
     expect(await control.restoreClock()).toMatchObject({ now: "2026-11-20T12:00:00.000Z" });
   });
 
-  it("throws a ControlError with the status, code and details of a refusal", async () => {
-    const { control } = await serve();
+  it("throws a ControlError with the status, code and details of a refusal", async ({ serveBare }) => {
+    const { control } = await serve(serveBare);
     const error = await control.setClock({ advance: "soon" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ControlError);
     expect(error).toMatchObject({
@@ -44,14 +44,17 @@ describe("ControlClient", () => {
       code: "invalid_request",
       details: { advance: [expect.any(String)] },
     });
-    const wrongKey = new ControlClient({ baseUrl: (await serve()).baseUrl, key: "not-the-key-at-all" });
+    const wrongKey = new ControlClient({
+      baseUrl: (await serve(serveBare)).baseUrl,
+      key: "not-the-key-at-all",
+    });
     await expect(wrongKey.clock()).rejects.toMatchObject({ status: 401, code: "unauthorized" });
   });
 });
 
 describe("latency and dropped connections, seen from a real client", () => {
-  it("a delay fault holds the answer back at least that long, then serves it", async () => {
-    const { ref, baseUrl, control } = await serve();
+  it("a delay fault holds the answer back at least that long, then serves it", async ({ serveBare }) => {
+    const { ref, baseUrl, control } = await serve(serveBare);
     await control.addFault({ delayMs: 300 });
     const started = performance.now();
     const res = await contacts(baseUrl, ref);
@@ -61,8 +64,8 @@ describe("latency and dropped connections, seen from a real client", () => {
     expect((await control.journal())[0]?.durationMs).toBeGreaterThanOrEqual(290);
   });
 
-  it("a drop fault closes the connection without an answer, once", async () => {
-    const { ref, baseUrl, control } = await serve();
+  it("a drop fault closes the connection without an answer, once", async ({ serveBare }) => {
+    const { ref, baseUrl, control } = await serve(serveBare);
     await control.addFault({ drop: true, path: "/api/v1/contacts" });
     await expect(contacts(baseUrl, ref)).rejects.toThrow(TypeError);
     expect((await contacts(baseUrl, ref)).status).toBe(200);
@@ -71,8 +74,8 @@ describe("latency and dropped connections, seen from a real client", () => {
     expect(dropped).toMatchObject({ status: null, fault: "fault_1" });
   });
 
-  it("--latency delays every API answer within its range", async () => {
-    const { ref, baseUrl, control } = await serve({ latency: { minMs: 150, maxMs: 200 } });
+  it("--latency delays every API answer within its range", async ({ serveBare }) => {
+    const { ref, baseUrl, control } = await serve(serveBare, { latency: { minMs: 150, maxMs: 200 } });
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
       expect((await contacts(baseUrl, ref)).status).toBe(200);
@@ -96,8 +99,10 @@ function methodsOf(o: object): string[] {
 }
 
 describe("one vocabulary in process and over HTTP", () => {
-  it("the HTTP client and reference.control have the table's operations, under the same names", async () => {
-    const { ref, control } = await serve();
+  it("the HTTP client and reference.control have the table's operations, under the same names", async ({
+    serveBare,
+  }) => {
+    const { ref, control } = await serve(serveBare);
     const sandbox = await control.createSandbox();
     const inProcess = ref.control.createSandbox();
     const rows = [...Object.keys(CONTROL_TABLE), ...Object.keys(SHORTHANDS)];
@@ -110,8 +115,8 @@ describe("one vocabulary in process and over HTTP", () => {
     expect(methodsOf(inProcess)).toEqual([...stateMethods, "delete", "durable", "scope"].sort());
   });
 
-  it("advanceClock moves the clock in process as over HTTP", async () => {
-    const { ref, control } = await serve();
+  it("advanceClock moves the clock in process as over HTTP", async ({ serveBare }) => {
+    const { ref, control } = await serve(serveBare);
     expect(ref.control.advanceClock("PT1H")).toMatchObject({ now: "2026-11-20T13:00:00.000Z" });
     expect(await control.advanceClock("PT1H")).toMatchObject({ now: "2026-11-20T14:00:00.000Z" });
     const sandbox = ref.control.createSandbox();
@@ -163,8 +168,8 @@ describe("when the reference cannot be reached, or is not what answers", () => {
     });
   });
 
-  it("says when the key is not the one the reference was started with", async () => {
-    const { baseUrl } = await serve();
+  it("says when the key is not the one the reference was started with", async ({ serveBare }) => {
+    const { baseUrl } = await serve(serveBare);
     const other = new ControlClient({ baseUrl, key: "the-key-of-another-run-0123" });
     await expect(other.reset()).rejects.toMatchObject({
       status: 401,

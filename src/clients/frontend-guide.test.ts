@@ -2,16 +2,16 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, vi } from "vitest";
 import { blocks, documents, example, examples, ROOT, runExample } from "../test-support/readme.js";
 import { CONTROL_KEY, controlledReference } from "../test-support/control.js";
-import { servePerTest } from "../test-support/serve.js";
+import { serverTest } from "../test-support/serve.js";
 
 // docs/frontend.md, the frontend team's guide: every example of the README and the guides is run by
 // a test as written (the test named for it below), and the versions its install lines name are the
 // ones this package's tests run. The control surface's examples run here.
 
-const serve = servePerTest();
+const it = serverTest;
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
@@ -138,7 +138,9 @@ describe("the guide's install lines", () => {
 });
 
 describe("the guide's control examples", () => {
-  it("control-client: resets, arms and clears a fault, and expires lumiere-expires-tomorrow", async () => {
+  it("control-client: resets, arms and clears a fault, and expires lumiere-expires-tomorrow", async ({
+    serve,
+  }) => {
     const ref = await controlledReference();
     vi.stubEnv("REFERENCE_URL", `http://127.0.0.1:${await serve(ref.app)}`);
     vi.stubEnv("REFERENCE_CONTROL_KEY", CONTROL_KEY);
@@ -156,7 +158,7 @@ describe("the guide's control examples", () => {
     expect(log).toHaveBeenCalledWith(500, 0);
   });
 
-  it("sandbox-timing.sh: makes 20 sandboxes with curl and prints curl's time for each", async () => {
+  it("sandbox-timing.sh: makes 20 sandboxes with curl and prints curl's time for each", async ({ serve }) => {
     const ref = await controlledReference();
     const port = await serve(ref.app);
     const script = example("sandbox-timing.sh").replaceAll("4010", String(port));

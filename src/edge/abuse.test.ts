@@ -6,7 +6,8 @@ import { ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { createServer, type ServerOptions } from "./server.js";
 import type { Probe, ProbeClass, ProbeContext } from "../test-support/abuse/probe.js";
 import { PROBES } from "../test-support/abuse/probes.js";
-import { close, exchange, listen, type RawResponse } from "../test-support/raw-http.js";
+import { exchange, type RawResponse } from "../test-support/raw-http.js";
+import { close, listen } from "../test-support/serve.js";
 import { ErrorEnvelope, testReference, type TestReference } from "../test-support/reference.js";
 
 /**

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../model/clock.js";
-import { close, listen } from "../test-support/raw-http.js";
+import { close, listen } from "../test-support/serve.js";
 import {
   checkProperty,
   FC_SEED,

@@ -1,20 +1,18 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { ControlClient } from "../clients/control.js";
-import { servePerTest } from "../test-support/serve.js";
-import { referencePerTest, testReference } from "../test-support/reference.js";
+import { referenceTest, testReference } from "../test-support/reference.js";
 import { fetchEdge } from "./fetch.js";
 import type { App } from "./fast-path.js";
 
 // reference.fetch: the app answered in process (src/edge/fetch.ts). What it shares with HTTP request
 // by request is the property of fetch.equivalence.test.ts; here, what is the edge's own.
 
-const fresh = referencePerTest();
+const it = referenceTest();
 const BASE = "http://localhost:4010";
 const CONTACTS = `${BASE}/api/v1/contacts`;
 
 describe("reference.fetch", () => {
-  it("answers a list read as the API does, with fetch's Response and the URL it asked", async () => {
-    const { ref } = fresh;
+  it("answers a list read as the API does, with fetch's Response and the URL it asked", async ({ ref }) => {
     const res = await ref.fetch(`${CONTACTS}?limit=2#top`, { headers: ref.auth("lumiere-full") });
     expect(res.status).toBe(200);
     expect(res.statusText).toBe("OK");
@@ -25,8 +23,7 @@ describe("reference.fetch", () => {
     expect(body.data).toHaveLength(2);
   });
 
-  it("takes a Request as well as a URL and init, and reads its body", async () => {
-    const { ref } = fresh;
+  it("takes a Request as well as a URL and init, and reads its body", async ({ ref }) => {
     const request = new Request(CONTACTS, {
       method: "POST",
       headers: { ...ref.auth("lumiere-full"), "Content-Type": "application/json" },
@@ -42,8 +39,7 @@ describe("reference.fetch", () => {
     expect(ids).toContain(data.id);
   });
 
-  it("answers a pre-flight with no body and the CORS headers of §4", async () => {
-    const { ref } = fresh;
+  it("answers a pre-flight with no body and the CORS headers of §4", async ({ ref }) => {
     const res = await ref.fetch(CONTACTS, {
       method: "OPTIONS",
       headers: {
@@ -58,8 +54,7 @@ describe("reference.fetch", () => {
     expect(res.headers.get("access-control-allow-headers")).toBe("Authorization,Content-Type");
   });
 
-  it("carries the headers only a connection has, as Node writes them over HTTP", async () => {
-    const { ref } = fresh;
+  it("carries the headers only a connection has, as Node writes them over HTTP", async ({ ref }) => {
     const res = await ref.fetch(CONTACTS, { headers: ref.auth("lumiere-full") });
     expect(res.headers.get("date")).toMatch(
       /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
@@ -69,8 +64,7 @@ describe("reference.fetch", () => {
     await res.arrayBuffer();
   });
 
-  it("counts usage and journals each request as over HTTP", async () => {
-    const { ref } = fresh;
+  it("counts usage and journals each request as over HTTP", async ({ ref }) => {
     const id = ref.tokenId("lumiere-full");
     await ref.fetch(`${CONTACTS}?limit=1`, { headers: ref.auth("lumiere-full") });
     await ref.fetch(`${BASE}/api/v1/nowhere`, { headers: ref.auth("lumiere-full") });
@@ -82,8 +76,7 @@ describe("reference.fetch", () => {
     ]);
   });
 
-  it("answers a sandbox's token from the sandbox alone, and journals it there", async () => {
-    const { ref } = fresh;
+  it("answers a sandbox's token from the sandbox alone, and journals it there", async ({ ref }) => {
     const sandbox = ref.sandbox();
     const token = sandbox.tokens["lumiere-full"];
     if (token === undefined) throw new Error("the sandbox has no lumiere-full token");
@@ -109,8 +102,7 @@ describe("reference.fetch", () => {
     expect(ref.control.journal().map((e) => e.method)).toEqual(["GET"]);
   });
 
-  it("answers many requests at once, each its own answer", async () => {
-    const { ref } = fresh;
+  it("answers many requests at once, each its own answer", async ({ ref }) => {
     const limits = Array.from({ length: 20 }, (_, i) => (i % 5) + 1);
     const answers = await Promise.all(
       limits.map(async (limit) => {
@@ -122,14 +114,13 @@ describe("reference.fetch", () => {
     expect(ref.control.journal()).toHaveLength(20);
   });
 
-  it("refuses a URL that is not HTTP with a TypeError, as fetch does", async () => {
-    await expect(fresh.ref.fetch("ftp://localhost/api/v1/contacts")).rejects.toThrow(TypeError);
+  it("refuses a URL that is not HTTP with a TypeError, as fetch does", async ({ ref }) => {
+    await expect(ref.fetch("ftp://localhost/api/v1/contacts")).rejects.toThrow(TypeError);
   });
 });
 
 describe("the control surface through reference.fetch", () => {
-  it("answers a request carrying its key, and the typed client runs on it", async () => {
-    const { ref } = fresh;
+  it("answers a request carrying its key, and the typed client runs on it", async ({ ref }) => {
     const key = ref.controlKey ?? "";
     const control = new ControlClient({ baseUrl: BASE, key, fetch: ref.fetch });
     await control.addFault({ path: "/api/v1/contacts", status: 500 });
@@ -138,8 +129,7 @@ describe("the control surface through reference.fetch", () => {
     expect(((await control.journal()) as { status: number | null }[])[0]?.status).toBe(500);
   });
 
-  it("keeps its guard: no key is 401, a Host that does not name the server is 403", async () => {
-    const { ref } = fresh;
+  it("keeps its guard: no key is 401, a Host that does not name the server is 403", async ({ ref }) => {
     const noKey = await ref.fetch(`${BASE}/__control/`);
     expect(noKey.status).toBe(401);
     const foreign = await ref.fetch("https://api.example.test/__control/", {
@@ -150,8 +140,9 @@ describe("the control surface through reference.fetch", () => {
 });
 
 describe("faults and latency through reference.fetch", () => {
-  it("a drop rejects with a TypeError as fetch does, journaled without a status, usage counted", async () => {
-    const { ref } = fresh;
+  it("a drop rejects with a TypeError as fetch does, journaled without a status, usage counted", async ({
+    ref,
+  }) => {
     ref.control.addFault({ path: "/api/v1/contacts", drop: true });
     const failure = await ref.fetch(CONTACTS, { headers: ref.auth("lumiere-full") }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(TypeError);
@@ -163,8 +154,7 @@ describe("faults and latency through reference.fetch", () => {
     expect((await ref.fetch(CONTACTS, { headers: ref.auth("lumiere-full") })).status).toBe(200);
   });
 
-  it("a 429 fault carries Retry-After", async () => {
-    const { ref } = fresh;
+  it("a 429 fault carries Retry-After", async ({ ref }) => {
     ref.control.addFault({ code: "rate_limited", retryAfter: 7 });
     const res = await ref.fetch(CONTACTS, { headers: ref.auth("lumiere-full") });
     expect(res.status).toBe(429);
@@ -172,8 +162,7 @@ describe("faults and latency through reference.fetch", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
   });
 
-  it("a delay holds the answer back at least that long", async () => {
-    const { ref } = fresh;
+  it("a delay holds the answer back at least that long", async ({ ref }) => {
     ref.control.addFault({ delayMs: 60 });
     const started = performance.now();
     const res = await ref.fetch(CONTACTS, { headers: ref.auth("lumiere-full") });
@@ -181,8 +170,9 @@ describe("faults and latency through reference.fetch", () => {
     expect(res.status).toBe(200);
   });
 
-  it("a delay honours the request's AbortSignal: rejected with its reason, journaled without a status", async () => {
-    const { ref } = fresh;
+  it("a delay honours the request's AbortSignal: rejected with its reason, journaled without a status", async ({
+    ref,
+  }) => {
     ref.control.addFault({ delayMs: 10_000 });
     const controller = new AbortController();
     const pending = ref.fetch(CONTACTS, { headers: ref.auth("lumiere-full"), signal: controller.signal });
@@ -193,8 +183,9 @@ describe("faults and latency through reference.fetch", () => {
     expect(ref.control.journal()[0]).toMatchObject({ status: null, fault: "fault_1" });
   });
 
-  it("a signal already aborted rejects before anything is sent; a timeout's reason is its own", async () => {
-    const { ref } = fresh;
+  it("a signal already aborted rejects before anything is sent; a timeout's reason is its own", async ({
+    ref,
+  }) => {
     const reason = new Error("given up");
     await expect(ref.fetch(CONTACTS, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
     expect(ref.control.journal()).toHaveLength(0);
@@ -218,9 +209,9 @@ describe("faults and latency through reference.fetch", () => {
 });
 
 describe("a body cut short", () => {
-  const serve = servePerTest();
-
-  it("resolves with the head and fails reading the body with a TypeError, as fetch over HTTP", async () => {
+  it("resolves with the head and fails reading the body with a TypeError, as fetch over HTTP", async ({
+    serve,
+  }) => {
     // An app that promises 100 bytes, sends 10 and closes the connection.
     const cut: App = (_req, res) => {
       res.writeHead(200, { "Content-Type": "text/plain", "Content-Length": "100" });

@@ -4,15 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
 import type { App } from "./fast-path.js";
 import { createServer, SERVER_DEFAULTS, type ServerOptions } from "./server.js";
-import {
-  close,
-  exchange,
-  expectEnvelope,
-  listen,
-  only,
-  rawRequest,
-  type RawResponse,
-} from "../test-support/raw-http.js";
+import { exchange, expectEnvelope, only, rawRequest, type RawResponse } from "../test-support/raw-http.js";
+import { close, listen } from "../test-support/serve.js";
 import { testReference, type TestReference } from "../test-support/reference.js";
 
 // What Node answers by itself, before the app sees a request, over a real socket (issue 7, point 1).

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect } from "vitest";
 import { INSTALLED_BIN, installBinFromSources } from "../test-support/installed.js";
 import { example, ROOT } from "../test-support/readme.js";
-import { servePerTest } from "../test-support/serve.js";
+import { serverTest } from "../test-support/serve.js";
 import { createReference } from "./reference.js";
 
 /**
@@ -18,7 +18,7 @@ import { createReference } from "./reference.js";
  * package is `conformance/pack.test.ts`'s). A test changes only the port: 4010 is not free here.
  */
 
-const serve = servePerTest();
+const it = serverTest;
 const temps: string[] = [];
 afterEach(async () => {
   await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
@@ -38,7 +38,7 @@ async function project(): Promise<string> {
 }
 
 describe("the README's first request", () => {
-  it("curl-contacts.sh: lists five contacts with the fixture token it names", async () => {
+  it("curl-contacts.sh: lists five contacts with the fixture token it names", async ({ serve }) => {
     const port = await serve((await createReference({ log: () => {} })).app);
     const script = example("curl-contacts.sh");
     const body = JSON.parse(await sh(script.replaceAll("4010", String(port)), ROOT)) as { data: unknown[] };
@@ -92,7 +92,7 @@ describe("the server's guide", () => {
   it(
     "typed-client.sh and src/contacts.ts: the types generated from the shipped openapi.json, the client listing clients",
     { timeout: 120_000 },
-    async () => {
+    async ({ serve }) => {
       const dir = await project();
       // The install line names the releases this package's tests run (the registry is not asked here).
       const dev = (

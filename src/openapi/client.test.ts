@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import createClient, { type Client } from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { paths } from "../test-support/openapi-types.js";
+import type { paths } from "../../openapi-types.generated.js";
 import { testReference, type TestReference } from "../test-support/reference.js";
 
 /**

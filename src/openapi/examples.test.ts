@@ -1,6 +1,6 @@
 import request from "supertest";
-import { describe, expect, it } from "vitest";
-import { referencePerTest } from "../test-support/reference.js";
+import { describe, expect } from "vitest";
+import { referenceTest } from "../test-support/reference.js";
 import { OpenApiValidator } from "../test-support/openapi-validator.js";
 import { buildOpenApiDocument } from "./document.js";
 
@@ -13,7 +13,7 @@ import { buildOpenApiDocument } from "./document.js";
 
 const document = buildOpenApiDocument();
 const validator = new OpenApiValidator(document);
-const fresh = referencePerTest();
+const it = referenceTest();
 
 interface MediaType {
   example?: unknown;
@@ -48,16 +48,18 @@ describe("the document's examples", () => {
     }
   });
 
-  it.each(operations)("$name: Try it out gets the documented answer", async ({ path, method, op }) => {
-    const { ref } = fresh;
-    const body = op.requestBody?.content?.["application/json"]?.example;
-    let call = request(ref.app)[method](path).set(ref.auth("lumiere-full"));
-    if (body !== undefined) call = call.send(body as object);
-    const res = await call;
-    const expected =
-      op.deprecated === true ? "404" : Object.keys(op.responses ?? {}).find((s) => s.startsWith("2"));
-    expect(String(res.status), res.text).toBe(expected);
-  });
+  it.for(operations)(
+    "$name: Try it out gets the documented answer",
+    async ({ path, method, op }, { ref }) => {
+      const body = op.requestBody?.content?.["application/json"]?.example;
+      let call = request(ref.app)[method](path).set(ref.auth("lumiere-full"));
+      if (body !== undefined) call = call.send(body as object);
+      const res = await call;
+      const expected =
+        op.deprecated === true ? "404" : Object.keys(op.responses ?? {}).find((s) => s.startsWith("2"));
+      expect(String(res.status), res.text).toBe(expected);
+    },
+  );
 
   it.each(operations.filter(({ op }) => op.deprecated !== true))(
     "$name: the answer's example is what the document describes",

@@ -1,18 +1,15 @@
 import request from "supertest";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import type { Contact, Stored } from "../model/records.js";
-import { testReference, type TestReference } from "../test-support/reference.js";
+import { referenceTest } from "../test-support/reference.js";
+
+const it = referenceTest();
 import { cachedBytes, dataBytes, JSON_CONTENT_TYPE, jsonBytes, listBytes } from "./envelope.js";
 import { toContact, toExpense, toInvoice, toProduct } from "./resources.js";
 
 const ALL = { limit: 1_000_000 };
 
 describe("the success envelope's bytes", () => {
-  let ref: TestReference;
-  beforeAll(async () => {
-    ref = await testReference();
-  });
-
   // A spread copy is not stored, so it is serialized afresh: the kept bytes must be the same.
   function expectSameText<R extends object>(
     records: readonly Stored<R>[],
@@ -24,7 +21,7 @@ describe("the success envelope's bytes", () => {
     expect(listBytes(records.map(bytesOf)).toString()).toBe(expected);
   }
 
-  it("is JSON.stringify({ data }) for every fixture list, on the first read and on later ones", () => {
+  it("is JSON.stringify({ data }) for every fixture list, on the first read and on later ones", ({ ref }) => {
     for (const { id } of ref.store.organizations()) {
       expectSameText(ref.store.listContacts(id, ALL), toContact);
       expectSameText(ref.store.listProducts(id, ALL), toProduct);
@@ -33,7 +30,7 @@ describe("the success envelope's bytes", () => {
     }
   });
 
-  it("keeps one encoding per stored record, made on its first read", () => {
+  it("keeps one encoding per stored record, made on its first read", ({ ref }) => {
     const [invoice] = ref.store.listInvoices("org_lumiere", { limit: 1 });
     if (invoice === undefined) throw new Error("no invoice in the fixtures");
     let made = 0;
@@ -46,7 +43,9 @@ describe("the success envelope's bytes", () => {
     expect(made).toBe(1);
   });
 
-  it("keeps bytes only for what the store keeps: a record it did not store is refused by its type", () => {
+  it("keeps bytes only for what the store keeps: a record it did not store is refused by its type", ({
+    ref,
+  }) => {
     const [kept] = ref.store.listContacts("org_lumiere", { limit: 1 });
     if (kept === undefined) throw new Error("no contact in the fixtures");
     const loose: Contact = { ...kept };
@@ -64,8 +63,9 @@ describe("the success envelope's bytes", () => {
 });
 
 describe("a list answer over HTTP", () => {
-  it("has the headers res.json gave it: JSON with its charset, the length in bytes, no ETag", async () => {
-    const ref = await testReference();
+  it("has the headers res.json gave it: JSON with its charset, the length in bytes, no ETag", async ({
+    ref,
+  }) => {
     // Montréal, Québec: the fixtures hold non-ASCII text, so bytes and characters differ in number.
     const res = await request(ref.app).get("/api/v1/contacts?limit=200").set(ref.auth("lumiere-full"));
     expect(res.status).toBe(200);

@@ -1,6 +1,6 @@
 import request from "supertest";
-import { beforeEach, expect } from "vitest";
-import { expectData, expectError, referencePerTest, type TestReference } from "./reference.js";
+import { expect } from "vitest";
+import { expectData, expectError, referenceTest, type TestReference } from "./reference.js";
 
 // The tests of request bodies: exact bytes sent to the API, and proof that a refused body stored nothing.
 
@@ -13,9 +13,9 @@ export const json = { "Content-Type": "application/json" };
 const asIs = (bytes: unknown) => bytes as string;
 
 export interface BodyHarness {
-  /** The reference of the running test (a new one for each). */
+  /** The reference the harness sends to. */
   readonly ref: TestReference;
-  /** org_lumiere's contacts when the test began. */
+  /** org_lumiere's contacts when the harness was made. */
   readonly contactsBefore: number;
   /** POSTs exactly these bytes with exactly the headers given (none added for a Buffer). */
   post(body: string | Buffer, headers?: Record<string, string>, path?: string): request.Test;
@@ -23,31 +23,22 @@ export interface BodyHarness {
   expectRefused(res: request.Response): Promise<void>;
 }
 
-export function bodyHarness(): BodyHarness {
-  const fresh = referencePerTest();
-  const countProducts = () => fresh.ref.store.listProducts("org_lumiere", { limit: 100_000 }).length;
-  let contactsBefore = 0;
-  let productsBefore = 0;
-  beforeEach(() => {
-    contactsBefore = fresh.ref.store.countContacts("org_lumiere");
-    productsBefore = countProducts();
-  });
+/** Bodies sent to one reference, and what it stored before them. */
+export function bodyHarness(ref: TestReference): BodyHarness {
+  const countProducts = () => ref.store.listProducts("org_lumiere", { limit: 100_000 }).length;
+  const contactsBefore = ref.store.countContacts("org_lumiere");
+  const productsBefore = countProducts();
   return {
-    get ref() {
-      return fresh.ref;
-    },
-    get contactsBefore() {
-      return contactsBefore;
-    },
+    ref,
+    contactsBefore,
     post: (body, headers = {}, path = CONTACTS) =>
-      request(fresh.ref.app)
+      request(ref.app)
         .post(path)
-        .set(fresh.ref.auth("lumiere-full"))
+        .set(ref.auth("lumiere-full"))
         .set(headers)
         .serialize(asIs)
         .send(typeof body === "string" ? Buffer.from(body, "utf8") : body),
     expectRefused: async (res) => {
-      const ref = fresh.ref;
       expectError(res, 400, "invalid_request");
       expect(ref.store.countContacts("org_lumiere")).toBe(contactsBefore);
       expect(countProducts()).toBe(productsBefore);
@@ -57,3 +48,6 @@ export function bodyHarness(): BodyHarness {
     },
   };
 }
+
+/** vitest's `test` with `h`, a body harness on the test's own reference: `it("…", async ({ h }) => …)`. */
+export const bodyTest = referenceTest().extend("h", ({ ref }) => bodyHarness(ref));

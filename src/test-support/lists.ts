@@ -1,5 +1,4 @@
 import request, { type Response } from "supertest";
-import { beforeAll } from "vitest";
 import type { z } from "zod";
 import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES } from "../model/records.js";
 import { ContactJson, ExpenseJson, InvoiceJson, ProductJson } from "../serialization/resources.js";
@@ -7,7 +6,7 @@ import type { Addition } from "../store/store.js";
 import {
   expectData,
   readFixture,
-  referencePerTest,
+  referenceTest,
   type FixtureRecord,
   type TestReference,
 } from "./reference.js";
@@ -98,7 +97,7 @@ export const keyOf = (spec: ListSpec, record: { [field: string]: unknown }): num
 };
 
 export interface ListHarness {
-  /** The reference of the running test (a new one for each). */
+  /** The reference the harness reads. */
   readonly ref: TestReference;
   /** A GET of `pathAndQuery` with a fixture token. */
   get(pathAndQuery: string, label?: string): Promise<Response>;
@@ -117,20 +116,22 @@ export interface ListHarness {
   fixtures(name: ListSpec["name"]): FixtureRecord[];
 }
 
-/** A reference per test and the fixture files read once, for tests of the lists. */
-export function listHarness(): ListHarness {
-  const fresh = referencePerTest();
-  const files = new Map<string, FixtureRecord[]>();
-  beforeAll(async () => {
-    for (const spec of LISTS) files.set(spec.name, await readFixture(spec.name));
-  });
+/** The fixture files of the four lists, by name. */
+export type FixtureFiles = ReadonlyMap<ListSpec["name"], FixtureRecord[]>;
+
+export async function readFixtureFiles(): Promise<FixtureFiles> {
+  const files = new Map<ListSpec["name"], FixtureRecord[]>();
+  for (const spec of LISTS) files.set(spec.name, await readFixture(spec.name));
+  return files;
+}
+
+/** The lists of one reference, and the order the fixture files say they serve. */
+export function listHarness(ref: TestReference, files: FixtureFiles): ListHarness {
   const fixtures = (name: ListSpec["name"]) => files.get(name) ?? [];
   const get = (pathAndQuery: string, label = "lumiere-full") =>
-    request(fresh.ref.app).get(pathAndQuery).set(fresh.ref.auth(label));
+    request(ref.app).get(pathAndQuery).set(ref.auth(label));
   return {
-    get ref() {
-      return fresh.ref;
-    },
+    ref,
     get,
     list: async (spec, query = "", label = "lumiere-full") =>
       expectData(await get(`${spec.path}${query}`, label), 200) as { id: string; [field: string]: unknown }[],
@@ -148,3 +149,11 @@ export function listHarness(): ListHarness {
     fixtures,
   };
 }
+
+/**
+ * vitest's `test` with `h`, a list harness on the test's own reference, and the fixture files read
+ * once per file: `it("…", async ({ h }) => …)`.
+ */
+export const listTest = referenceTest()
+  .extend("files", { scope: "file" }, () => readFixtureFiles())
+  .extend("h", ({ ref, files }) => listHarness(ref, files));

@@ -7,10 +7,11 @@ import { buildOpenApiDocument, renderOpenApiJson, type OpenApiDocument } from ".
 /**
  * The files generated from the OpenAPI document and committed: `openapi.json` at the top level (read
  * without running anything, shipped in the package) and the TypeScript types of a client generated
- * from it by openapi-typescript. `npm run openapi` writes them; a test fails when they drift.
+ * from it by openapi-typescript, beside it (`openapi-types.generated.ts`, read by the test that drives
+ * that client: generated files are named so, and no tool formats, lints or builds them). `npm run openapi` writes them; a test fails when they drift.
  */
 export const OPENAPI_JSON_PATH = fileURLToPath(new URL("../../openapi.json", import.meta.url));
-export const CLIENT_TYPES_PATH = fileURLToPath(new URL("./openapi-types.ts", import.meta.url));
+export const CLIENT_TYPES_PATH = fileURLToPath(new URL("../../openapi-types.generated.ts", import.meta.url));
 
 export interface Artifact {
   path: string;

@@ -1,5 +1,4 @@
-import type { Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { expect } from "vitest";
 import { ErrorEnvelope } from "./reference.js";
 
@@ -22,26 +21,6 @@ export interface Exchange {
   raw: string;
   /** Whether the server closed the connection (rather than the wait running out). */
   closedByServer: boolean;
-}
-
-/** Listens on an ephemeral loopback port; returns the port. */
-export async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  return (server.address() as AddressInfo).port;
-}
-
-/** Closes the server and every connection still open on it. */
-export function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 /**

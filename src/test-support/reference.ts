@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import request, { type Response } from "supertest";
-import { beforeEach, expect } from "vitest";
+import { expect } from "vitest";
 import { z } from "zod";
 import { ManualClock } from "../model/clock.js";
 import type { Scope } from "../model/records.js";
@@ -10,6 +10,7 @@ import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from "../model/errors.js";
 import { loadFixtures, type FixtureSet } from "../store/fixtures/load.js";
 import { defaultFixturesDir } from "../store/fixtures/paths.js";
 import { createReference, type CreateReferenceOptions, type Reference } from "../entry/reference.js";
+import { serverTest } from "./serve.js";
 
 /** The instant every test reference starts at: after every fixture, before `lumiere-expiring` expires. */
 export const TEST_NOW = "2026-11-20T12:00:00.000Z";
@@ -28,13 +29,18 @@ export type TestReferenceOptions = Omit<CreateReferenceOptions, "clock"> & { clo
 /**
  * A reference on a clock that only moves when told to, with a silent log and a rate limit high
  * enough that ordinary tests never meet it. Any option can be overridden (the rate-limit tests do).
+ * Reads the shipped fixtures unless `fixtures` (loaded once, by `shippedFixtures`) or `fixturesDir`
+ * is given: the test fixtures below load them once per file and pass them.
  */
 export async function testReference(options: TestReferenceOptions = {}): Promise<TestReference> {
   const clock = options.clock ?? new ManualClock(TEST_NOW);
   const reference = await createReference({
     log: () => {},
     rateLimit: { limit: 1000, windowMs: 60_000 },
-    fixtures: options.fixturesDir === undefined ? await shippedFixtures(clock.now()) : undefined,
+    fixtures:
+      options.fixturesDir === undefined && options.fixtures === undefined
+        ? await shippedFixtures(clock.now())
+        : undefined,
     ...options,
     clock,
   });
@@ -52,34 +58,30 @@ export async function testReference(options: TestReferenceOptions = {}): Promise
   };
 }
 
-/** The shipped fixtures, read once per test file and instant: each reference then stores its own. */
-const loaded = new Map<number, Promise<FixtureSet>>();
-function shippedFixtures(now: Date): Promise<FixtureSet> {
-  let fixtures = loaded.get(now.getTime());
-  if (fixtures === undefined) {
-    fixtures = loadFixtures(defaultFixturesDir(), { now });
-    loaded.set(now.getTime(), fixtures);
-  }
-  return fixtures;
+/** The shipped fixtures as of `now` (TEST_NOW by default): many references can be built from one load. */
+export function shippedFixtures(now: Date = new Date(TEST_NOW)): Promise<FixtureSet> {
+  return loadFixtures(defaultFixturesDir(), { now });
 }
 
-export interface FreshReference {
-  /** The reference of the running test, built for it alone. */
-  readonly ref: TestReference;
-}
+/** What the `ref` fixture overrides of `testReference`'s defaults: no test of a file meets the rate limit. */
+const PER_TEST: TestReferenceOptions = { rateLimit: { limit: 1_000_000, windowMs: 60_000 } };
 
-/** A reference built before each test of the file: no test sees what another did. */
-export function referencePerTest(options: TestReferenceOptions = {}): FreshReference {
-  let current: TestReference | undefined;
-  beforeEach(async () => {
-    current = await testReference({ rateLimit: { limit: 1_000_000, windowMs: 60_000 }, ...options });
-  });
-  return {
-    get ref(): TestReference {
-      if (current === undefined) throw new Error("referencePerTest: no reference outside a test");
-      return current;
-    },
-  };
+/**
+ * vitest's `test`, extended with a fresh reference for each test that asks for one:
+ * `it("…", async ({ ref }) => …)`, and `serverTest`'s `serve` and `listen`. The shipped fixtures are
+ * read once per file (`shipped`), and each reference stores its own copy. `options` go to `testReference` (a clock of another instant reads
+ * the fixtures as of that instant instead).
+ */
+export function referenceTest(options: TestReferenceOptions = {}) {
+  return serverTest
+    .extend("shipped", { scope: "file" }, () => shippedFixtures())
+    .extend("ref", ({ shipped }) =>
+      testReference({
+        ...PER_TEST,
+        fixtures: options.clock === undefined && options.fixturesDir === undefined ? shipped : undefined,
+        ...options,
+      }),
+    );
 }
 
 /** The clear token of a fixture label in a reference's manifest. */
@@ -119,14 +121,14 @@ export const PATHS = [...new Set(ENDPOINTS.map((e) => e.path))];
 
 export const describeEndpoint = (e: Endpoint): string => `${e.method.toUpperCase()} ${e.path}`;
 
-let skuCounter = 0;
-
-/** A body the endpoint accepts (a fresh sku each time), or undefined for a GET. */
-export function validBody(e: Endpoint): Record<string, unknown> | undefined {
+/**
+ * A body the endpoint accepts, or undefined for a GET. A product's sku is `sku`: a test that creates
+ * several gives each its own (a sku is unique within an organization).
+ */
+export function validBody(e: Endpoint, sku = "TEST-1"): Record<string, unknown> | undefined {
   if (e.method === "get") return undefined;
   if (e.path === "/api/v1/contacts") return { type: "CLIENT", name: "Valid contact" };
-  skuCounter += 1;
-  return { sku: `TEST-${skuCounter}`, name: "Valid product", unitPrice: 10 };
+  return { sku, name: "Valid product", unitPrice: 10 };
 }
 
 // --- responses -------------------------------------------------------------------------------------
@@ -214,6 +216,26 @@ export interface FixtureRecord {
 export async function readFixture(name: "contacts" | "products" | "invoices" | "expenses") {
   const text = await readFile(join(defaultFixturesDir(), `${name}.json`), "utf8");
   return JSON.parse(text) as FixtureRecord[];
+}
+
+/**
+ * POSTs a valid contact to org_lumiere as `label`, asserts the refusal (`status`, `code`), and that
+ * no contact was stored.
+ */
+export async function expectContactRefused(
+  reference: TestReference,
+  label: string,
+  status: number,
+  code: ErrorCode,
+): Promise<ErrorEnvelope["error"]> {
+  const before = reference.store.countContacts("org_lumiere");
+  const res = await request(reference.app)
+    .post("/api/v1/contacts")
+    .set(reference.auth(label))
+    .send({ type: "CLIENT", name: "x" });
+  const error = expectError(res, status, code);
+  expect(reference.store.countContacts("org_lumiere")).toBe(before);
+  return error;
 }
 
 /** Ids of an organization's list as a client reads it (200 at most, the cap). */

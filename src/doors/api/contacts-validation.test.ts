@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { ContactCreatedJson, ContactJson } from "../../serialization/resources.js";
 import { MAX_DETAIL_FIELDS } from "../../validation/validate.js";
-import { creationHarness, describeLengthLimits } from "../../test-support/creation.js";
+import { creationTest, describeLengthLimits } from "../../test-support/creation.js";
 import { expectInvalid, without } from "../../test-support/reference.js";
 
 // POST /api/v1/contacts: the bodies it refuses, each naming its field, with nothing stored.
@@ -18,15 +18,14 @@ const LIMITS = [
   ["taxNumberTVQ", 50],
 ] as const;
 
-const h = creationHarness({ path: CONTACTS, created: ContactCreatedJson, listed: ContactJson });
-const { create, created: createdContact, expectRejected } = h;
+const it = creationTest({ path: CONTACTS, created: ContactCreatedJson, listed: ContactJson });
 
 describe("POST /api/v1/contacts: validation", () => {
   const base = { type: "CLIENT", name: "Boundary" };
 
-  describeLengthLimits(LIMITS, () => base, h, { mixed: true });
+  describeLengthLimits(it, LIMITS, () => base, { mixed: true });
 
-  it.each([
+  it.for([
     "",
     " ",
     "   ",
@@ -39,43 +38,43 @@ describe("POST /api/v1/contacts: validation", () => {
     "\u200b",
     "\u0000",
     "\ufeff \u200d",
-  ])("refuses the blank name %j", async (name) => {
-    await expectRejected({ type: "CLIENT", name }, "name");
+  ])("refuses the blank name %j", async (name, { h }) => {
+    await h.expectRejected({ type: "CLIENT", name }, "name");
   });
 
   // DECISIONS.md #17: blank optional strings too, so a frontend learns to omit the field.
-  it.each(OPTIONAL_FIELDS.flatMap((field) => ["", " ", "\t"].map((value) => ({ field, value }))))(
+  it.for(OPTIONAL_FIELDS.flatMap((field) => ["", " ", "\t"].map((value) => ({ field, value }))))(
     "refuses the blank optional $field $value",
-    async ({ field, value }) => {
-      await expectRejected({ ...base, [field]: value }, field);
+    async ({ field, value }, { h }) => {
+      await h.expectRejected({ ...base, [field]: value }, field);
     },
   );
 
-  it.each(["type", "name"])("refuses a body without %s", async (field) => {
-    await expectRejected(without(base, field), field);
+  it.for(["type", "name"])("refuses a body without %s", async (field, { h }) => {
+    await h.expectRejected(without(base, field), field);
   });
 
-  it("refuses an empty object, naming both required fields", async () => {
-    const details = await expectRejected({}, "type");
+  it("refuses an empty object, naming both required fields", async ({ h }) => {
+    const details = await h.expectRejected({}, "type");
     expect(Object.keys(details).sort()).toEqual(["name", "type"]);
   });
 
-  it.each(["client", "Client", "OTHER", "", " CLIENT", "CLIENT ", "CUSTOMER"])(
+  it.for(["client", "Client", "OTHER", "", " CLIENT", "CLIENT ", "CUSTOMER"])(
     "refuses the type %j",
-    async (type) => {
-      await expectRejected({ type, name: "x" }, "type");
+    async (type, { h }) => {
+      await h.expectRejected({ type, name: "x" }, "type");
     },
   );
 
   describe("email (WHATWG valid e-mail address, spec-gaps #18)", () => {
-    it.each(["a@example.com", "first.last+tag@sub.example.co", "x_y-z@a-b.example", "a@b", "1@2.3"])(
+    it.for(["a@example.com", "first.last+tag@sub.example.co", "x_y-z@a-b.example", "a@b", "1@2.3"])(
       "accepts %s",
-      async (email) => {
-        expect(await createdContact({ ...base, email })).toMatchObject({ email });
+      async (email, { h }) => {
+        expect(await h.created({ ...base, email })).toMatchObject({ email });
       },
     );
 
-    it.each([
+    it.for([
       "not-an-email",
       "a@",
       "@b.c",
@@ -93,12 +92,12 @@ describe("POST /api/v1/contacts: validation", () => {
       " a@example.com",
       "a@example.com ",
       "",
-    ])("refuses %j", async (email) => {
-      await expectRejected({ ...base, email }, "email");
+    ])("refuses %j", async (email, { h }) => {
+      await h.expectRejected({ ...base, email }, "email");
     });
   });
 
-  it.each([
+  it.for([
     ["name", 42],
     ["name", null],
     ["name", true],
@@ -118,12 +117,12 @@ describe("POST /api/v1/contacts: validation", () => {
     ["taxNumberTPS", 123456789],
     ["taxNumberTVQ", null],
     ["taxNumberTVQ", false],
-  ])("refuses %s of the wrong type (%j)", async (field, value) => {
-    await expectRejected({ ...base, [field]: value }, field);
+  ] as const)("refuses %s of the wrong type (%j)", async ([field, value], { h }) => {
+    await h.expectRejected({ ...base, [field]: value }, field);
   });
 
   // Object.prototype's names are where a plain-object lookup of details goes wrong.
-  it.each([
+  it.for([
     "emial",
     "Name",
     "id",
@@ -135,12 +134,12 @@ describe("POST /api/v1/contacts: validation", () => {
     "hasOwnProperty",
     "valueOf",
     "",
-  ])("refuses the unknown field %j, naming it in details (spec-gaps #12)", async (key) => {
-    await expectRejected({ ...base, [key]: "x" }, key);
+  ])("refuses the unknown field %j, naming it in details (spec-gaps #12)", async (key, { h }) => {
+    await h.expectRejected({ ...base, [key]: "x" }, key);
   });
 
-  it("names every faulty field at once, each with a list of messages", async () => {
-    const details = await expectRejected(
+  it("names every faulty field at once, each with a list of messages", async ({ h }) => {
+    const details = await h.expectRejected(
       { type: "X", name: " ", email: "nope", phone: "1".repeat(51), emial: "a@b.c" },
       "type",
     );
@@ -151,13 +150,15 @@ describe("POST /api/v1/contacts: validation", () => {
     }
   });
 
-  it("names at most the first 20 fields of 9 000 unknown ones and counts the rest, in an answer smaller than the body", async () => {
+  it("names at most the first 20 fields of 9 000 unknown ones and counts the rest, in an answer smaller than the body", async ({
+    h,
+  }) => {
     const body = {
       ...base,
       ...Object.fromEntries(Array.from({ length: 9000 }, (_, i) => [`u${i}`, 1])),
     };
     const sent = JSON.stringify(body).length;
-    const res = await create(body);
+    const res = await h.create(body);
     const details = expectInvalid(res, "u0");
     expect(Object.keys(details)).toHaveLength(MAX_DETAIL_FIELDS);
     expect((res.body as { error: { message: string } }).error.message).toContain(
@@ -166,14 +167,14 @@ describe("POST /api/v1/contacts: validation", () => {
     expect(res.text.length).toBeLessThan(sent);
   });
 
-  it("keeps a long unknown field name whole in details and cuts it in the message", async () => {
+  it("keeps a long unknown field name whole in details and cuts it in the message", async ({ h }) => {
     const key = "k".repeat(5000);
-    const res = await create({ ...base, [key]: 1 });
+    const res = await h.create({ ...base, [key]: 1 });
     expectInvalid(res, key);
     expect((res.body as { error: { message: string } }).error.message.length).toBeLessThan(300);
   });
 
-  it("refuses a lone surrogate in a name", async () => {
-    await expectRejected({ type: "CLIENT", name: "a\ud800b" }, "name");
+  it("refuses a lone surrogate in a name", async ({ h }) => {
+    await h.expectRejected({ type: "CLIENT", name: "a\ud800b" }, "name");
   });
 });

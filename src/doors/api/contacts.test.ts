@@ -1,10 +1,10 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { CONTACT_TYPES } from "../../model/records.js";
 import { ContactCreatedJson, ContactJson } from "../../serialization/resources.js";
 import {
   EMOJI,
-  creationHarness,
+  creationTest,
   oneBroken,
   textArb,
   tooLongArb,
@@ -20,18 +20,21 @@ const ALL_FIELDS = ["type", "name", ...OPTIONAL_FIELDS] as const;
 type Field = (typeof ALL_FIELDS)[number];
 type ContactBody = Partial<Record<Field, string>> & { type: string; name: string };
 
-const h = creationHarness({ path: CONTACTS, created: ContactCreatedJson, listed: ContactJson });
-const { create, created: createdContact, newest: newestContact } = h;
+const it = creationTest({ path: CONTACTS, created: ContactCreatedJson, listed: ContactJson });
 
 describe("POST /api/v1/contacts: creation", () => {
-  it("answers 201 with exactly id, type, name and createdAt when only the required fields are sent", async () => {
-    const data = expectData(await create({ type: "CLIENT", name: "Café Olimpico" }), 201);
+  it("answers 201 with exactly id, type, name and createdAt when only the required fields are sent", async ({
+    h,
+  }) => {
+    const data = expectData(await h.create({ type: "CLIENT", name: "Café Olimpico" }), 201);
     expect(Object.keys(data as object).sort()).toEqual(["createdAt", "id", "name", "type"]);
     expect(data).toMatchObject({ type: "CLIENT", name: "Café Olimpico", createdAt: TEST_NOW });
     expect(ContactCreatedJson.safeParse(data).success).toBe(true);
   });
 
-  it("answers with exactly id, type, name, email, phone and createdAt when every field is sent", async () => {
+  it("answers with exactly id, type, name, email, phone and createdAt when every field is sent", async ({
+    h,
+  }) => {
     const body = {
       type: "SUPPLIER",
       name: "Quincaillerie Dante",
@@ -41,7 +44,7 @@ describe("POST /api/v1/contacts: creation", () => {
       taxNumberTPS: "123456789 RT0001",
       taxNumberTVQ: "1234567890 TQ0001",
     };
-    const data = expectData(await create(body), 201);
+    const data = expectData(await h.create(body), 201);
     expect(Object.keys(data as object).sort()).toEqual(["createdAt", "email", "id", "name", "phone", "type"]);
     expect(data).toMatchObject({
       type: body.type,
@@ -52,31 +55,36 @@ describe("POST /api/v1/contacts: creation", () => {
     });
   });
 
-  it.each([
+  it.for([
     ["email", { email: "a@example.com" }, ["createdAt", "email", "id", "name", "type"]],
     ["phone", { phone: "555" }, ["createdAt", "id", "name", "phone", "type"]],
     ["address", { address: "1 rue X" }, ["createdAt", "id", "name", "type"]],
-  ])("answers with email and phone only when sent (%s sent)", async (_field, extra, keys) => {
-    const data = expectData(await create({ type: "BOTH", name: "x", ...extra }), 201);
-    expect(Object.keys(data as object).sort()).toEqual(keys);
-  });
+  ] as const)(
+    "answers with email and phone only when sent (%s sent)",
+    async ([_field, extra, keys], { h }) => {
+      const data = expectData(await h.create({ type: "BOTH", name: "x", ...extra }), 201);
+      expect(Object.keys(data as object).sort()).toEqual(keys);
+    },
+  );
 
-  it("stamps createdAt with the clock's now", async () => {
+  it("stamps createdAt with the clock's now", async ({ h }) => {
     h.ref.clock.advance(12_345);
-    const created = await createdContact({ type: "CLIENT", name: "x" });
+    const created = await h.created({ type: "CLIENT", name: "x" });
     expect(created.createdAt).toBe(h.ref.clock.now().toISOString());
   });
 
-  it("gives each contact its own non-empty id", async () => {
-    const a = await createdContact({ type: "CLIENT", name: "x" });
-    const b = await createdContact({ type: "CLIENT", name: "x" });
+  it("gives each contact its own non-empty id", async ({ h }) => {
+    const a = await h.created({ type: "CLIENT", name: "x" });
+    const b = await h.created({ type: "CLIENT", name: "x" });
     expect(a.id).not.toBe("");
     expect(a.id).not.toBe(b.id);
   });
 
-  it("lists the new contact first, with every field, null for those not sent and updatedAt = createdAt", async () => {
-    const created = await createdContact({ type: "CLIENT", name: "Bagels Fairmount", phone: "514-555-0199" });
-    expect(await newestContact()).toEqual({
+  it("lists the new contact first, with every field, null for those not sent and updatedAt = createdAt", async ({
+    h,
+  }) => {
+    const created = await h.created({ type: "CLIENT", name: "Bagels Fairmount", phone: "514-555-0199" });
+    expect(await h.newest()).toEqual({
       id: created.id,
       type: "CLIENT",
       name: "Bagels Fairmount",
@@ -90,7 +98,7 @@ describe("POST /api/v1/contacts: creation", () => {
     });
   });
 
-  it("lists every sent field back unchanged", async () => {
+  it("lists every sent field back unchanged", async ({ h }) => {
     const body = {
       type: "BOTH",
       name: "  Leading and trailing spaces kept  ",
@@ -100,8 +108,8 @@ describe("POST /api/v1/contacts: creation", () => {
       taxNumberTPS: "TPS",
       taxNumberTVQ: "TVQ",
     };
-    const created = await createdContact(body);
-    expect(await newestContact()).toEqual({
+    const created = await h.created(body);
+    expect(await h.newest()).toEqual({
       id: created.id,
       ...body,
       createdAt: TEST_NOW,
@@ -109,13 +117,13 @@ describe("POST /api/v1/contacts: creation", () => {
     });
   });
 
-  it.each(CONTACT_TYPES)("accepts type %s", async (type) => {
-    expect(await createdContact({ type, name: "x" })).toMatchObject({ type });
+  it.for(CONTACT_TYPES)("accepts type %s", async (type, { h }) => {
+    expect(await h.created({ type, name: "x" })).toMatchObject({ type });
   });
 
-  it("adds exactly one contact to the list", async () => {
+  it("adds exactly one contact to the list", async ({ h }) => {
     const before = await listIds(h.ref, CONTACTS, "lumiere-full");
-    const created = await createdContact({ type: "CLIENT", name: "x" });
+    const created = await h.created({ type: "CLIENT", name: "x" });
     expect(await listIds(h.ref, CONTACTS, "lumiere-full")).toEqual([created.id, ...before]);
   });
 });
@@ -188,12 +196,12 @@ const breakageArb: fc.Arbitrary<{ field: string; value: unknown }> = fc.oneof(
 const invalidContactBodyArb = oneBroken(contactBodyArb, breakageArb);
 
 describe("POST /api/v1/contacts: properties", () => {
-  it("accepts every valid body and lists it back unchanged", async () => {
+  it("accepts every valid body and lists it back unchanged", async ({ h }) => {
     await checkProperty(
       fc.asyncProperty(contactBodyArb, async (body) => {
         // A distinct instant per run, so the new contact is the newest whatever its random id.
         h.ref.clock.advance(1);
-        const created = await createdContact(body);
+        const created = await h.created(body);
         expect(created).toEqual({
           id: created.id,
           type: body.type,
@@ -202,7 +210,7 @@ describe("POST /api/v1/contacts: properties", () => {
           ...(body.phone === undefined ? {} : { phone: body.phone }),
           createdAt: h.ref.clock.now().toISOString(),
         });
-        const listed = await newestContact();
+        const listed = await h.newest();
         expect(listed).toEqual({
           id: created.id,
           type: body.type,
@@ -219,11 +227,13 @@ describe("POST /api/v1/contacts: properties", () => {
     );
   });
 
-  it("refuses a body with any one constraint broken, naming that field, and stores nothing", async () => {
+  it("refuses a body with any one constraint broken, naming that field, and stores nothing", async ({
+    h,
+  }) => {
     await checkProperty(
       fc.asyncProperty(invalidContactBodyArb, async ({ body, field }) => {
         const before = h.ref.store.countContacts("org_lumiere");
-        expectInvalid(await create(body), field);
+        expectInvalid(await h.create(body), field);
         expect(h.ref.store.countContacts("org_lumiere")).toBe(before);
       }),
     );

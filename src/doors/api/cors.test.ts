@@ -1,10 +1,10 @@
 import request from "supertest";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { corsResponseHeaders } from "../../http/cors.js";
 import {
   PATHS,
   expectError,
-  referencePerTest,
+  referenceTest,
   testReference,
   type TestReference,
 } from "../../test-support/reference.js";
@@ -12,17 +12,13 @@ import {
 const ORIGIN = "https://app.example.com";
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
-const fresh = referencePerTest();
-let ref: TestReference;
-beforeEach(() => {
-  ref = fresh.ref;
-});
+const it = referenceTest();
 
 /** A header's comma-separated list, compared case-insensitively as HTTP does for these names. */
 const list = (value: unknown): string[] =>
   typeof value === "string" ? value.split(",").map((s) => s.trim().toLowerCase()) : [];
 
-function preflight(path: string, method = "POST") {
+function preflight(ref: TestReference, path: string, method = "POST") {
   return request(ref.app)
     .options(path)
     .set("Origin", ORIGIN)
@@ -37,10 +33,10 @@ describe("pre-flight requests (§4 CORS)", () => {
     METHODS.filter((m) => m !== "OPTIONS").map((method) => ({ path, method })),
   );
 
-  it.each(cases)(
+  it.for(cases)(
     "answers the pre-flight of $method $path without a token with 204",
-    async ({ path, method }) => {
-      const res = await preflight(path, method);
+    async ({ path, method }, { ref }) => {
+      const res = await preflight(ref, path, method);
       expect(res.status).toBe(204);
       expect(res.headers["access-control-allow-origin"]).toBe("*");
       expect(list(res.headers["access-control-allow-methods"])).toEqual(
@@ -55,21 +51,23 @@ describe("pre-flight requests (§4 CORS)", () => {
     },
   );
 
-  it("answers a pre-flight with a revoked token in the same way, since browsers send none", async () => {
-    const res = await preflight("/api/v1/contacts").set(ref.auth("lumiere-revoked"));
+  it("answers a pre-flight with a revoked token in the same way, since browsers send none", async ({
+    ref,
+  }) => {
+    const res = await preflight(ref, "/api/v1/contacts").set(ref.auth("lumiere-revoked"));
     expect(res.status).toBe(204);
   });
 
-  it("does not count a pre-flight against any token", async () => {
+  it("does not count a pre-flight against any token", async ({ ref }) => {
     const counts = () => ref.manifest.tokens.map((t) => ref.tokens.get(ref.tokenId(t.label))?.requestCount);
     const before = counts();
-    await preflight("/api/v1/contacts").set(ref.auth("lumiere-full"));
+    await preflight(ref, "/api/v1/contacts").set(ref.auth("lumiere-full"));
     expect(counts()).toEqual(before);
   });
 
-  it("allows any origin, whatever the origin", async () => {
+  it("allows any origin, whatever the origin", async ({ ref }) => {
     for (const origin of ["http://localhost:3000", "null", "https://evil.example"]) {
-      const res = await preflight("/api/v1/contacts").set("Origin", origin);
+      const res = await preflight(ref, "/api/v1/contacts").set("Origin", origin);
       expect(res.headers["access-control-allow-origin"]).toBe("*");
     }
   });
@@ -82,11 +80,14 @@ describe("CORS headers on actual responses (spec-gaps #22)", () => {
     return request(r.app).get("/api/v1/contacts").set(r.auth("lumiere-full"));
   };
 
-  it.each([
-    { status: 200, send: () => request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full")) },
+  it.for([
+    {
+      status: 200,
+      send: (ref: TestReference) => request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full")),
+    },
     {
       status: 201,
-      send: () =>
+      send: (ref: TestReference) =>
         request(ref.app)
           .post("/api/v1/contacts")
           .set(ref.auth("lumiere-full"))
@@ -94,26 +95,36 @@ describe("CORS headers on actual responses (spec-gaps #22)", () => {
     },
     {
       status: 400,
-      send: () => request(ref.app).get("/api/v1/contacts?limit=0").set(ref.auth("lumiere-full")),
+      send: (ref: TestReference) =>
+        request(ref.app).get("/api/v1/contacts?limit=0").set(ref.auth("lumiere-full")),
     },
-    { status: 401, send: () => request(ref.app).get("/api/v1/contacts") },
-    { status: 403, send: () => request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-no-scope")) },
-    { status: 404, send: () => request(ref.app).get("/api/v1/nothing").set(ref.auth("lumiere-full")) },
+    { status: 401, send: (ref: TestReference) => request(ref.app).get("/api/v1/contacts") },
+    {
+      status: 403,
+      send: (ref: TestReference) =>
+        request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-no-scope")),
+    },
+    {
+      status: 404,
+      send: (ref: TestReference) => request(ref.app).get("/api/v1/nothing").set(ref.auth("lumiere-full")),
+    },
     { status: 429, send: () => limited() },
-  ])("carries Access-Control-Allow-Origin on a $status", async ({ status, send }) => {
-    const res = await send();
+  ])("carries Access-Control-Allow-Origin on a $status", async ({ status, send }, { ref }) => {
+    const res = await send(ref);
     expect(res.status).toBe(status);
     expect(res.headers["access-control-allow-origin"]).toBe("*");
   });
 
-  it("carries Access-Control-Allow-Origin on a cross-origin request with an Origin header", async () => {
+  it("carries Access-Control-Allow-Origin on a cross-origin request with an Origin header", async ({
+    ref,
+  }) => {
     const res = await request(ref.app).get("/api/v1/contacts").set("Origin", ORIGIN);
     expectError(res, 401, "unauthorized");
     expect(res.headers["access-control-allow-origin"]).toBe("*");
   });
 
   // Without exposure a browser script cannot read why it was refused or when to retry.
-  it("exposes the rate-limit, Retry-After and WWW-Authenticate headers to scripts", async () => {
+  it("exposes the rate-limit, Retry-After and WWW-Authenticate headers to scripts", async ({ ref }) => {
     const res = await request(ref.app).get("/api/v1/contacts").set("Origin", ORIGIN);
     expect(list(res.headers["access-control-expose-headers"])).toEqual(
       expect.arrayContaining(["ratelimit", "ratelimit-policy", "retry-after", "www-authenticate"]),
@@ -123,7 +134,7 @@ describe("CORS headers on actual responses (spec-gaps #22)", () => {
 
 describe("corsResponseHeaders", () => {
   // Answers written outside Express (src/edge/server.ts) must look like the middleware's to a browser.
-  it("names exactly the headers and values the middleware writes on an actual response", async () => {
+  it("names exactly the headers and values the middleware writes on an actual response", async ({ ref }) => {
     const res = await request(ref.app).get("/api/v1/contacts").set("Origin", ORIGIN);
     for (const [name, value] of Object.entries(corsResponseHeaders())) {
       expect(res.headers[name.toLowerCase()]).toBe(value);

@@ -1,11 +1,11 @@
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { expectData, expectInvalid } from "../../test-support/reference.js";
-import { CONTACTS, LISTS, LUMIERE, PRODUCTS, ids, keyOf, listHarness } from "../../test-support/lists.js";
+import { CONTACTS, LISTS, LUMIERE, PRODUCTS, ids, keyOf, listTest } from "../../test-support/lists.js";
 
 // The filters of §4: contacts by type, invoices and expenses by status; none on products.
 
-const h = listHarness();
+const it = listTest;
 
 const FILTERED = LISTS.flatMap((spec) =>
   spec.filter === undefined ? [] : [{ spec, path: spec.path, ...spec.filter }],
@@ -13,13 +13,13 @@ const FILTERED = LISTS.flatMap((spec) =>
 
 describe.each(FILTERED)("GET $path", ({ spec, param, values }) => {
   describe(`filter ${param}`, () => {
-    it.each(values)(`answers only ${param}=%s, every one of them`, async (value) => {
+    it.for(values)(`answers only ${param}=%s, every one of them`, async (value, { h }) => {
       const served = await h.list(spec, `?limit=200&${param}=${value}`);
       for (const item of served) expect(item[param]).toBe(value);
       expect(ids(served)).toEqual(ids(h.expectedOrder(spec, LUMIERE, (r) => r[param] === value)));
     });
 
-    it("combines with limit and before", async () => {
+    it("combines with limit and before", async ({ h }) => {
       const [value] = values;
       const cut = Date.parse("2026-06-01T00:00:00.000Z");
       const expected = ids(
@@ -28,15 +28,15 @@ describe.each(FILTERED)("GET $path", ({ spec, param, values }) => {
       expect(ids(await h.list(spec, `?limit=2&before=2026-06-01&${param}=${value}`))).toEqual(expected);
     });
 
-    it.each([values[0]?.toLowerCase(), "UNKNOWN", "", `${values[0]} `, `${values[0]},${values[1]}`])(
+    it.for([values[0]?.toLowerCase(), "UNKNOWN", "", `${values[0]} `, `${values[0]},${values[1]}`])(
       `refuses ${param}=%j with 400 naming ${param}`,
-      async (value) => {
+      async (value, { h }) => {
         const res = await h.get(`${spec.path}?${param}=${encodeURIComponent(value ?? "")}`);
         expectInvalid(res, param);
       },
     );
 
-    it(`refuses a repeated ${param}`, async () => {
+    it(`refuses a repeated ${param}`, async ({ h }) => {
       const res = await h.get(`${spec.path}?${param}=${values[0]}&${param}=${values[1]}`);
       expectInvalid(res, param);
     });
@@ -44,7 +44,7 @@ describe.each(FILTERED)("GET $path", ({ spec, param, values }) => {
 });
 
 describe("contact type filter", () => {
-  it("does not count BOTH as CLIENT or SUPPLIER", async () => {
+  it("does not count BOTH as CLIENT or SUPPLIER", async ({ h }) => {
     for (const type of ["CLIENT", "SUPPLIER"]) {
       const served = await h.list(CONTACTS, `?limit=200&type=${type}`);
       expect(served.length).toBeGreaterThan(0);
@@ -53,7 +53,7 @@ describe("contact type filter", () => {
     expect((await h.list(CONTACTS, "?limit=200&type=BOTH")).length).toBeGreaterThan(0);
   });
 
-  it("serves a new contact in its own type only", async () => {
+  it("serves a new contact in its own type only", async ({ h }) => {
     const res = await request(h.ref.app)
       .post("/api/v1/contacts")
       .set(h.ref.auth("lumiere-full"))
@@ -67,7 +67,7 @@ describe("contact type filter", () => {
 
 describe("products", () => {
   // §4 defines no filter on products: `type` is an unknown parameter there, ignored like any other.
-  it("ignores a type parameter", async () => {
+  it("ignores a type parameter", async ({ h }) => {
     const all = ids(await h.list(PRODUCTS, "?limit=200"));
     expect(ids(await h.list(PRODUCTS, "?limit=200&type=SERVICE"))).toEqual(all);
   });

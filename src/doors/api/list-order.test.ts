@@ -1,21 +1,23 @@
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { expectData, testReference } from "../../test-support/reference.js";
-import { LISTS, LUMIERE, addRecords, ids, listHarness } from "../../test-support/lists.js";
+import { LISTS, LUMIERE, addRecords, ids, listTest, type ListHarness } from "../../test-support/lists.js";
 
 // The order every list serves: newest first, ties and pages included (spec-gaps #7).
 
-const h = listHarness();
+const it = listTest;
 
 describe.each(LISTS)("GET $path", (spec) => {
-  const count = () => h.expectedOrder(spec, LUMIERE).length;
+  const count = (h: ListHarness) => h.expectedOrder(spec, LUMIERE).length;
 
-  it("serves every record of the organization, newest first, ties by createdAt", async () => {
-    expect(count()).toBeGreaterThanOrEqual(8);
+  it("serves every record of the organization, newest first, ties by createdAt", async ({ h }) => {
+    expect(count(h)).toBeGreaterThanOrEqual(8);
     expect(ids(await h.list(spec, "?limit=200"))).toEqual(ids(h.expectedOrder(spec, LUMIERE)));
   });
 
-  it("serves records equal on the order key and createdAt last added first, whatever their ids", async () => {
+  it("serves records equal on the order key and createdAt last added first, whatever their ids", async ({
+    h,
+  }) => {
     const at = new Date("2026-11-19T00:00:00.000Z");
     const tied = ["tie_b", "tie_C", "tie_a", "tie_0", "tie_B"];
     addRecords(
@@ -31,9 +33,9 @@ describe.each(LISTS)("GET $path", (spec) => {
 
 describe("paging with before", () => {
   // Contacts and products have distinct createdAt instants, so paging by the last item loses nothing.
-  it.each(LISTS.filter((s) => s.key === "createdAt"))(
+  it.for(LISTS.filter((s) => s.key === "createdAt"))(
     "walks $path page by page without loss",
-    async (spec) => {
+    async (spec, { h }) => {
       const walked: string[] = [];
       let query = "?limit=5";
       for (let page = 0; page < 20; page += 1) {

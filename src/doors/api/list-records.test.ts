@@ -1,20 +1,20 @@
 import { Decimal } from "decimal.js";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { CONTACT_TYPES } from "../../model/records.js";
 import { expectData } from "../../test-support/reference.js";
-import { BOREAL, CONTACTS, LISTS, LUMIERE, PRODUCTS, ids, listHarness } from "../../test-support/lists.js";
+import { BOREAL, CONTACTS, LISTS, LUMIERE, PRODUCTS, ids, listTest } from "../../test-support/lists.js";
 
 // What the lists serve: the fixtures' values in the shapes of §2, each organization its own alone.
 
-const h = listHarness();
+const it = listTest;
 
 describe.each(LISTS)("GET $path", (spec) => {
   describe("served records", () => {
-    it.each([
+    it.for([
       ["lumiere-full", LUMIERE],
       ["boreal-full", BOREAL],
-    ])("validate against the strict response schema (%s)", async (label) => {
+    ] as const)("validate against the strict response schema (%s)", async ([label], { h }) => {
       const served = await h.list(spec, "?limit=200", label);
       expect(served.length).toBeGreaterThan(0);
       for (const item of served) {
@@ -23,7 +23,7 @@ describe.each(LISTS)("GET $path", (spec) => {
       }
     });
 
-    it("carry the values of the fixture records", async () => {
+    it("carry the values of the fixture records", async ({ h }) => {
       const served = new Map((await h.list(spec, "?limit=200")).map((item) => [item.id, item]));
       for (const record of h.expectedOrder(spec, LUMIERE)) {
         const item = served.get(record.id);
@@ -43,13 +43,13 @@ describe.each(LISTS)("GET $path", (spec) => {
   });
 
   describe("organization isolation", () => {
-    it("serves boreal exactly its own records", async () => {
+    it("serves boreal exactly its own records", async ({ h }) => {
       expect(ids(await h.list(spec, "?limit=200", "boreal-full"))).toEqual(
         ids(h.expectedOrder(spec, BOREAL)),
       );
     });
 
-    it("never serves one organization's records to the other", async () => {
+    it("never serves one organization's records to the other", async ({ h }) => {
       const lumiere = new Set(ids(await h.list(spec, "?limit=200", "lumiere-full")));
       for (const id of ids(await h.list(spec, "?limit=200", "boreal-full")))
         expect(lumiere.has(id)).toBe(false);
@@ -58,10 +58,10 @@ describe.each(LISTS)("GET $path", (spec) => {
 });
 
 describe("isolation of created records", () => {
-  it.each([
+  it.for([
     ["boreal-full", "lumiere-full"],
     ["lumiere-full", "boreal-full"],
-  ])("what %s creates never appears in the lists of %s", async (creator, reader) => {
+  ] as const)("what %s creates never appears in the lists of %s", async ([creator, reader], { h }) => {
     const contact = await request(h.ref.app)
       .post("/api/v1/contacts")
       .set(h.ref.auth(creator))
@@ -86,14 +86,14 @@ describe("money and dates", () => {
   const money = /^\d+\.\d{4}$/;
   const midnight = /^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/;
 
-  it.each([
+  it.for([
     ["lumiere-full", "/api/v1/invoices", "subtotal"],
     ["boreal-full", "/api/v1/invoices", "subtotal"],
     ["lumiere-full", "/api/v1/expenses", "amount"],
     ["boreal-full", "/api/v1/expenses", "amount"],
-  ])(
+  ] as const)(
     "%s %s: total = %s + tps + tvq, every amount a 4-decimal string, dates at midnight",
-    async (label, path, base) => {
+    async ([label, path, base], { h }) => {
       const res = await h.get(`${path}?limit=200`, label);
       const items = expectData(res, 200) as Record<string, unknown>[];
       expect(items.length).toBeGreaterThan(0);
@@ -107,13 +107,13 @@ describe("money and dates", () => {
     },
   );
 
-  it("serves product prices as 4-decimal strings", async () => {
+  it("serves product prices as 4-decimal strings", async ({ h }) => {
     const res = await h.get("/api/v1/products?limit=200");
     for (const item of expectData(res, 200) as { unitPrice: unknown }[])
       expect(item.unitPrice).toMatch(money);
   });
 
-  it("serves timestamps in UTC with milliseconds and a Z", async () => {
+  it("serves timestamps in UTC with milliseconds and a Z", async ({ h }) => {
     for (const spec of LISTS) {
       for (const item of await h.list(spec, "?limit=200")) {
         expect(item.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);

@@ -1,11 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { ProductJson } from "../../serialization/resources.js";
 import {
-  creationHarness,
+  creationTest,
   describeLengthLimits,
-  freshSku,
   minimalProduct as minimal,
-  uniqueNumber,
 } from "../../test-support/creation.js";
 import { RawNumber, without } from "../../test-support/reference.js";
 
@@ -14,8 +12,7 @@ import { RawNumber, without } from "../../test-support/reference.js";
 
 const PRODUCTS = "/api/v1/products";
 
-const h = creationHarness({ path: PRODUCTS, created: ProductJson, listed: ProductJson, rawNumbers: true });
-const { created: createdProduct, newest: newestProduct, expectRejected } = h;
+const it = creationTest({ path: PRODUCTS, created: ProductJson, listed: ProductJson, rawNumbers: true });
 const MAX_PRICE = "999999999999.9999";
 
 /** §8's limits, in characters (code points, spec-gaps #16). */
@@ -26,7 +23,7 @@ const LIMITS = [
 ] as const;
 
 describe("POST /api/v1/products: unitPrice (spec-gaps #19)", () => {
-  it.each([
+  it.for([
     ["0", "0.0000"],
     ["0.0001", "0.0001"],
     ["1234.5", "1234.5000"],
@@ -42,13 +39,13 @@ describe("POST /api/v1/products: unitPrice (spec-gaps #19)", () => {
     ["123456789012.3456", "123456789012.3456"],
     ["-0", "0.0000"],
     ["-0.0", "0.0000"],
-  ])("accepts %s and answers %s, exactly", async (text, expected) => {
-    const product = await createdProduct({ ...minimal(), unitPrice: new RawNumber(text) });
+  ] as const)("accepts %s and answers %s, exactly", async ([text, expected], { h }) => {
+    const product = await h.created({ ...minimal(h), unitPrice: new RawNumber(text) });
     expect(product.unitPrice).toBe(expected);
-    expect((await newestProduct()).unitPrice).toBe(expected);
+    expect((await h.newest()).unitPrice).toBe(expected);
   });
 
-  it.each([
+  it.for([
     ["negative", "-1"],
     ["slightly negative", "-0.0001"],
     ["with 5 decimals", "1.00001"],
@@ -61,30 +58,33 @@ describe("POST /api/v1/products: unitPrice (spec-gaps #19)", () => {
     ["just over the maximum", "1000000000000"],
     ["over the maximum, with 4 decimals", "1000000000000.0000"],
     ["far over the maximum", "1e16"],
-  ])("refuses a price %s (%s) with 400 naming unitPrice, never rounding it", async (_why, text) => {
-    await expectRejected({ ...minimal(), unitPrice: new RawNumber(text) }, "unitPrice");
-  });
+  ] as const)(
+    "refuses a price %s (%s) with 400 naming unitPrice, never rounding it",
+    async ([_why, text], { h }) => {
+      await h.expectRejected({ ...minimal(h), unitPrice: new RawNumber(text) }, "unitPrice");
+    },
+  );
 
-  it.each([
+  it.for([
     ["a string", "10"],
     ["a decimal string", "10.50"],
     ["null", null],
     ["a boolean", true],
     ["an array", [10]],
     ["an object", { amount: 10 }],
-  ])("refuses unitPrice as %s", async (_why, value) => {
-    await expectRejected({ ...minimal(), unitPrice: value }, "unitPrice");
+  ] as const)("refuses unitPrice as %s", async ([_why, value], { h }) => {
+    await h.expectRejected({ ...minimal(h), unitPrice: value }, "unitPrice");
   });
 
-  it("refuses a body without unitPrice", async () => {
-    await expectRejected({ sku: freshSku(), name: "x" }, "unitPrice");
+  it("refuses a body without unitPrice", async ({ h }) => {
+    await h.expectRejected({ sku: h.freshSku(), name: "x" }, "unitPrice");
   });
 });
 
 describe("POST /api/v1/products: validation", () => {
-  describeLengthLimits(LIMITS, minimal, h, { ascii: (max) => uniqueNumber().padEnd(max, "a") });
+  describeLengthLimits(it, LIMITS, minimal, { ascii: (max, h) => h.uniqueNumber().padEnd(max, "a") });
 
-  it.each([
+  it.for([
     ["sku", ""],
     ["sku", " "],
     ["sku", "\t\n"],
@@ -95,15 +95,15 @@ describe("POST /api/v1/products: validation", () => {
     // DECISIONS.md #17: an optional string may be omitted, not blank.
     ["description", ""],
     ["description", "   "],
-  ])("refuses the blank %s %j", async (field, value) => {
-    await expectRejected({ ...minimal(), [field]: value }, field);
+  ] as const)("refuses the blank %s %j", async ([field, value], { h }) => {
+    await h.expectRejected({ ...minimal(h), [field]: value }, field);
   });
 
-  it.each(["sku", "name", "unitPrice"])("refuses a body without %s", async (field) => {
-    await expectRejected(without(minimal(), field), field);
+  it.for(["sku", "name", "unitPrice"])("refuses a body without %s", async (field, { h }) => {
+    await h.expectRejected(without(minimal(h), field), field);
   });
 
-  it.each([
+  it.for([
     ["sku", 123],
     ["sku", null],
     ["name", 42],
@@ -120,19 +120,19 @@ describe("POST /api/v1/products: validation", () => {
     ["taxable", 1],
     ["taxable", 0],
     ["taxable", null],
-  ])("refuses %s %j", async (field, value) => {
-    await expectRejected({ ...minimal(), [field]: value }, field);
+  ] as const)("refuses %s %j", async ([field, value], { h }) => {
+    await h.expectRejected({ ...minimal(h), [field]: value }, field);
   });
 
-  it.each(["price", "unit_price", "Sku", "id", "organizationId", "createdAt", "constructor", "toString"])(
+  it.for(["price", "unit_price", "Sku", "id", "organizationId", "createdAt", "constructor", "toString"])(
     "refuses the unknown field %j, naming it in details",
-    async (key) => {
-      await expectRejected({ ...minimal(), [key]: "x" }, key);
+    async (key, { h }) => {
+      await h.expectRejected({ ...minimal(h), [key]: "x" }, key);
     },
   );
 
-  it("names every faulty field at once", async () => {
-    const details = await expectRejected(
+  it("names every faulty field at once", async ({ h }) => {
+    const details = await h.expectRejected(
       { sku: "", name: 5, type: "X", unitPrice: new RawNumber("-1"), taxable: "yes", color: "red" },
       "sku",
     );

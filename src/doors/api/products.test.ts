@@ -1,15 +1,15 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { PRODUCT_TYPES } from "../../model/records.js";
 import { ProductJson } from "../../serialization/resources.js";
 import {
   EMOJI,
-  creationHarness,
+  creationTest,
+  type CreationHarness,
   oneBroken,
   textArb,
   tooLongArb,
-  freshSku,
   minimalProduct as minimal,
   unknownFieldArb,
 } from "../../test-support/creation.js";
@@ -27,14 +27,14 @@ import {
 
 const PRODUCTS = "/api/v1/products";
 
-const h = creationHarness({ path: PRODUCTS, created: ProductJson, listed: ProductJson, rawNumbers: true });
-const { create, created: createdProduct, newest: newestProduct, expectRejected } = h;
+const it = creationTest({ path: PRODUCTS, created: ProductJson, listed: ProductJson, rawNumbers: true });
 const FIELDS = ["sku", "name", "description", "type", "unitPrice", "taxable"] as const;
 
-let orgCounter = 0;
 /** A new organization without products, and a token for it: a clean slate without a new server. */
-function emptyOrganization(): { Authorization: string } {
-  const id = `org_property_${(orgCounter += 1)}`;
+function emptyOrganization(h: Pick<CreationHarness<unknown, unknown>, "ref" | "uniqueNumber">): {
+  Authorization: string;
+} {
+  const id = `org_property_${h.uniqueNumber()}`;
   h.ref.store.add({ type: "organization", data: { id, name: id, plan: "BUSINESS" } });
   const { token } = h.ref.tokens.create({
     organizationId: id,
@@ -45,9 +45,9 @@ function emptyOrganization(): { Authorization: string } {
 }
 
 describe("POST /api/v1/products: creation", () => {
-  it("answers 201 with the full product, defaults applied (spec-gaps #6)", async () => {
-    const sku = freshSku();
-    const data = expectData(await create({ sku, name: "Affiche A2", unitPrice: new RawNumber("25") }), 201);
+  it("answers 201 with the full product, defaults applied (spec-gaps #6)", async ({ h }) => {
+    const sku = h.freshSku();
+    const data = expectData(await h.create({ sku, name: "Affiche A2", unitPrice: new RawNumber("25") }), 201);
     const product = ProductJson.parse(data);
     expect(product).toEqual({
       id: product.id,
@@ -63,9 +63,9 @@ describe("POST /api/v1/products: creation", () => {
     expect(product.id).not.toBe("");
   });
 
-  it("keeps every field sent", async () => {
-    const sku = freshSku();
-    const product = await createdProduct({
+  it("keeps every field sent", async ({ h }) => {
+    const sku = h.freshSku();
+    const product = await h.created({
       sku,
       name: "Séance photo",
       description: "Deux heures en studio",
@@ -83,46 +83,46 @@ describe("POST /api/v1/products: creation", () => {
     });
   });
 
-  it.each(PRODUCT_TYPES)("accepts type %s", async (type) => {
-    expect(await createdProduct({ ...minimal(), type })).toMatchObject({ type });
+  it.for(PRODUCT_TYPES)("accepts type %s", async (type, { h }) => {
+    expect(await h.created({ ...minimal(h), type })).toMatchObject({ type });
   });
 
-  it.each([true, false])("accepts taxable %s", async (taxable) => {
-    expect(await createdProduct({ ...minimal(), taxable })).toMatchObject({ taxable });
+  it.for([true, false])("accepts taxable %s", async (taxable, { h }) => {
+    expect(await h.created({ ...minimal(h), taxable })).toMatchObject({ taxable });
   });
 
-  it("lists the new product first, equal to the creation response", async () => {
+  it("lists the new product first, equal to the creation response", async ({ h }) => {
     h.ref.clock.advance(5_000);
-    const created = await createdProduct(minimal());
+    const created = await h.created(minimal(h));
     expect(created.createdAt).toBe(h.ref.clock.now().toISOString());
     expect(created.updatedAt).toBe(created.createdAt);
-    expect(await newestProduct()).toEqual(created);
+    expect(await h.newest()).toEqual(created);
   });
 
-  it("adds exactly one product to the list", async () => {
+  it("adds exactly one product to the list", async ({ h }) => {
     const before = await listIds(h.ref, PRODUCTS, "lumiere-full");
-    const created = await createdProduct(minimal());
+    const created = await h.created(minimal(h));
     expect(await listIds(h.ref, PRODUCTS, "lumiere-full")).toEqual([created.id, ...before]);
   });
 });
 
 describe("POST /api/v1/products: sku uniqueness (spec-gaps #20)", () => {
-  it("refuses a sku already used in the organization with 400 invalid_request naming sku", async () => {
-    const sku = freshSku();
-    await createdProduct({ ...minimal(), sku });
-    await expectRejected({ ...minimal(), sku, name: "Another" }, "sku");
+  it("refuses a sku already used in the organization with 400 invalid_request naming sku", async ({ h }) => {
+    const sku = h.freshSku();
+    await h.created({ ...minimal(h), sku });
+    await h.expectRejected({ ...minimal(h), sku, name: "Another" }, "sku");
   });
 
-  it("refuses a sku of a fixture product", async () => {
+  it("refuses a sku of a fixture product", async ({ h }) => {
     const [fixture] = h.ref.store.listProducts("org_lumiere", { limit: 1 });
     if (fixture === undefined) throw new Error("no lumiere product in the fixtures");
-    await expectRejected({ ...minimal(), sku: fixture.sku }, "sku");
+    await h.expectRejected({ ...minimal(h), sku: fixture.sku }, "sku");
   });
 
-  it("refuses the duplicate even when every other field differs", async () => {
-    const sku = freshSku();
-    await createdProduct({ ...minimal(), sku });
-    await expectRejected(
+  it("refuses the duplicate even when every other field differs", async ({ h }) => {
+    const sku = h.freshSku();
+    await h.created({ ...minimal(h), sku });
+    await h.expectRejected(
       {
         sku,
         name: "Other",
@@ -135,30 +135,30 @@ describe("POST /api/v1/products: sku uniqueness (spec-gaps #20)", () => {
     );
   });
 
-  it("accepts the same sku in another organization", async () => {
-    const sku = freshSku();
-    await createdProduct({ ...minimal(), sku }, "lumiere-full");
-    const boreal = await createdProduct({ ...minimal(), sku }, "boreal-full");
+  it("accepts the same sku in another organization", async ({ h }) => {
+    const sku = h.freshSku();
+    await h.created({ ...minimal(h), sku }, "lumiere-full");
+    const boreal = await h.created({ ...minimal(h), sku }, "boreal-full");
     expect(boreal.sku).toBe(sku);
   });
 
-  it("accepts in lumiere a sku that boreal's fixtures use", async () => {
+  it("accepts in lumiere a sku that boreal's fixtures use", async ({ h }) => {
     const [fixture] = h.ref.store.listProducts("org_boreal", { limit: 1 });
     if (fixture === undefined) throw new Error("no boreal product in the fixtures");
     expect(h.ref.store.productBySku("org_lumiere", fixture.sku)).toBeUndefined();
-    await createdProduct({ ...minimal(), sku: fixture.sku });
+    await h.created({ ...minimal(h), sku: fixture.sku });
   });
 
-  it.each([
+  it.for([
     ["ABC", "abc"],
     ["abc", "ABC"],
     ["Sku-1", "sku-1"],
     ["ABC", " ABC"],
     ["ABC", "ABC "],
     ["É", "e\u0301"],
-  ])("treats %j and %j as different skus (exact match)", async (first, second) => {
-    await createdProduct({ ...minimal(), sku: first });
-    expect(await createdProduct({ ...minimal(), sku: second })).toMatchObject({ sku: second });
+  ] as const)("treats %j and %j as different skus (exact match)", async ([first, second], { h }) => {
+    await h.created({ ...minimal(h), sku: first });
+    expect(await h.created({ ...minimal(h), sku: second })).toMatchObject({ sku: second });
   });
 });
 
@@ -265,12 +265,12 @@ const breakageArb: fc.Arbitrary<{ field: string; value: unknown }> = fc.oneof(
 const invalidProductBodyArb = oneBroken(productBodyArb, breakageArb);
 
 describe("POST /api/v1/products: properties", () => {
-  it("accepts every valid body and lists it back unchanged", async () => {
+  it("accepts every valid body and lists it back unchanged", async ({ h }) => {
     await checkProperty(
       fc.asyncProperty(productBodyArb, async (body) => {
         // An empty organization per run: a sku from an earlier run (or a shrink replay) is no duplicate.
-        const caller = emptyOrganization();
-        const created = await createdProduct({ ...body }, caller);
+        const caller = emptyOrganization(h);
+        const created = await h.created({ ...body }, caller);
         const expected = {
           id: created.id,
           sku: body.sku,
@@ -283,29 +283,31 @@ describe("POST /api/v1/products: properties", () => {
           updatedAt: TEST_NOW,
         };
         expect(created).toEqual(expected);
-        const listed = await newestProduct(caller);
+        const listed = await h.newest(caller);
         expect(listed).toEqual(expected);
         expect(new Decimal(listed.unitPrice).equals(new Decimal(body.unitPrice.text))).toBe(true);
       }),
     );
   });
 
-  it("refuses a body with any one constraint broken, naming that field, and stores nothing", async () => {
+  it("refuses a body with any one constraint broken, naming that field, and stores nothing", async ({
+    h,
+  }) => {
     await checkProperty(
       fc.asyncProperty(invalidProductBodyArb, async ({ body, field }) => {
         const before = h.ref.store.listProducts("org_lumiere", { limit: 1000 }).length;
         // A fresh sku, unless the sku is what this run breaks.
-        const sent = field === "sku" ? body : { ...body, sku: freshSku() };
-        expectInvalid(await create(sent), field);
+        const sent = field === "sku" ? body : { ...body, sku: h.freshSku() };
+        expectInvalid(await h.create(sent), field);
         expect(h.ref.store.listProducts("org_lumiere", { limit: 1000 })).toHaveLength(before);
       }),
     );
   });
 
-  it("round-trips any price of at most 4 decimals and 16 digits exactly", async () => {
+  it("round-trips any price of at most 4 decimals and 16 digits exactly", async ({ h }) => {
     await checkProperty(
       fc.asyncProperty(priceTextArb(16), async (text) => {
-        const created = await createdProduct({ ...minimal(), unitPrice: new RawNumber(text) });
+        const created = await h.created({ ...minimal(h), unitPrice: new RawNumber(text) });
         expect(created.unitPrice).toBe(new Decimal(text).toFixed(4));
       }),
       100,

@@ -1,7 +1,7 @@
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { exchange, rawRequest } from "../../test-support/raw-http.js";
-import { servePerTest } from "../../test-support/serve.js";
+import { serverTest, type Serve } from "../../test-support/serve.js";
 import { expectData, expectError, expectInvalid, type TestReference } from "../../test-support/reference.js";
 import { api, controlledReference, createContact, ctl } from "../../test-support/control.js";
 
@@ -105,72 +105,78 @@ describe("a fault aimed where no request can go is refused (400 naming the field
   });
 });
 
-describe("failures beyond the spec, seen by a real client", () => {
-  const listenOn = servePerTest();
+const served = serverTest;
 
-  async function serve() {
+describe("failures beyond the spec, seen by a real client", () => {
+  async function start(serve: Serve) {
     const ref = await controlledReference();
-    const port = await listenOn(ref.app);
+    const port = await serve(ref.app);
     const get = () =>
       fetch(`http://127.0.0.1:${port}/api/v1/contacts?limit=2`, { headers: ref.auth("lumiere-full") });
     return { ref, port, get };
   }
 
-  it.each([
+  served.for([
     ["bad_gateway", 502, "502 Bad Gateway"],
     ["service_unavailable", 503, "503 Service Temporarily Unavailable"],
     ["gateway_timeout", 504, "504 Gateway Time-out"],
     ["html_page", 200, "Sign in"],
-  ])("%s answers %i with an HTML page, marked as injected, once", async (kind, status, title) => {
-    const { ref, get } = await serve();
-    const fault = ref.control.addFault({ beyondSpec: kind as "bad_gateway" });
-    expect(fault.beyondSpec).toBe(kind);
-    const res = await get();
-    expect(res.status).toBe(status);
-    expect(res.headers.get("content-type")).toBe("text/html");
-    // Readable by the page that asked, as the API's own answers are.
-    expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    const html = await res.text();
-    expect(html).toContain(`<title>${title}</title>`);
-    expect(html).toContain(`injected fault "${kind}", beyond the spec`);
-    expect(() => JSON.parse(html) as unknown).toThrow(SyntaxError);
-    expect((await get()).status).toBe(200);
-    expect(ref.control.journal()[1]).toMatchObject({ status, fault: fault.id });
-  });
+  ])(
+    "%s answers %i with an HTML page, marked as injected, once",
+    async ([kind, status, title], { serve }) => {
+      const { ref, get } = await start(serve);
+      const fault = ref.control.addFault({ beyondSpec: kind as "bad_gateway" });
+      expect(fault.beyondSpec).toBe(kind);
+      const res = await get();
+      expect(res.status).toBe(status);
+      expect(res.headers.get("content-type")).toBe("text/html");
+      // Readable by the page that asked, as the API's own answers are.
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      const html = await res.text();
+      expect(html).toContain(`<title>${title}</title>`);
+      expect(html).toContain(`injected fault "${kind}", beyond the spec`);
+      expect(() => JSON.parse(html) as unknown).toThrow(SyntaxError);
+      expect((await get()).status).toBe(200);
+      expect(ref.control.journal()[1]).toMatchObject({ status, fault: fault.id });
+    },
+  );
 
-  it("truncated_body sends the status, the headers and the whole length, then half the body", async () => {
-    const { ref, port } = await serve();
-    ref.control.addFault({ beyondSpec: "truncated_body", path: "/api/v1/contacts" });
-    const { responses, raw, closedByServer } = await exchange(
-      port,
-      rawRequest("GET /api/v1/contacts?limit=2 HTTP/1.1", [
-        "Host: 127.0.0.1",
-        `Authorization: ${ref.auth("lumiere-full").Authorization}`,
-      ]),
-    );
-    expect(closedByServer).toBe(true);
-    expect(responses).toEqual([]); // never complete
-    const [head = "", body = ""] = raw.split("\r\n\r\n");
-    expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
-    const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
-    expect(Buffer.byteLength(body)).toBe(Math.floor(length / 2));
-    expect(body.startsWith('{"data":[')).toBe(true);
-    // The next request is answered whole.
-    const whole = await fetch(`http://127.0.0.1:${port}/api/v1/contacts?limit=2`, {
-      headers: ref.auth("lumiere-full"),
-    });
-    expect(Buffer.byteLength(await whole.text())).toBe(length);
-  });
+  served(
+    "truncated_body sends the status, the headers and the whole length, then half the body",
+    async ({ serve }) => {
+      const { ref, port } = await start(serve);
+      ref.control.addFault({ beyondSpec: "truncated_body", path: "/api/v1/contacts" });
+      const { responses, raw, closedByServer } = await exchange(
+        port,
+        rawRequest("GET /api/v1/contacts?limit=2 HTTP/1.1", [
+          "Host: 127.0.0.1",
+          `Authorization: ${ref.auth("lumiere-full").Authorization}`,
+        ]),
+      );
+      expect(closedByServer).toBe(true);
+      expect(responses).toEqual([]); // never complete
+      const [head = "", body = ""] = raw.split("\r\n\r\n");
+      expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+      expect(Buffer.byteLength(body)).toBe(Math.floor(length / 2));
+      expect(body.startsWith('{"data":[')).toBe(true);
+      // The next request is answered whole.
+      const whole = await fetch(`http://127.0.0.1:${port}/api/v1/contacts?limit=2`, {
+        headers: ref.auth("lumiere-full"),
+      });
+      expect(Buffer.byteLength(await whole.text())).toBe(length);
+    },
+  );
 
-  it("truncated_body cuts an error answer too, and a fetch reading it fails", async () => {
-    const { ref, port } = await serve();
+  served("truncated_body cuts an error answer too, and a fetch reading it fails", async ({ serve }) => {
+    const { ref, port } = await start(serve);
     ref.control.addFault({ beyondSpec: "truncated_body" });
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/contacts`);
     expect(res.status).toBe(401);
     await expect(res.text()).rejects.toThrow();
   });
 
-  it.each([
+  served.each([
     [{ beyondSpec: "teapot" }, "beyondSpec", "an unknown failure"],
     [{ beyondSpec: "bad_gateway", status: 500 }, "beyondSpec", "with an error of §7"],
     [{ beyondSpec: "bad_gateway", drop: true }, "beyondSpec", "with a drop"],
@@ -180,8 +186,8 @@ describe("failures beyond the spec, seen by a real client", () => {
     expectInvalid(await addFault(ref, body), field);
   });
 
-  it("are never armed by default: a fresh reference answers JSON", async () => {
-    const { ref, get } = await serve();
+  served("are never armed by default: a fresh reference answers JSON", async ({ serve }) => {
+    const { ref, get } = await start(serve);
     expect(ref.control.faults()).toEqual([]);
     const res = await get();
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
@@ -189,7 +195,7 @@ describe("failures beyond the spec, seen by a real client", () => {
 });
 
 describe("faults: POST, GET and DELETE /__control/faults", () => {
-  it("answer exactly the next N matching requests with the error, and no other request", async () => {
+  served("answer exactly the next N matching requests with the error, and no other request", async () => {
     const ref = await controlledReference();
     const res = await ctl(ref).post("/faults", {
       method: "GET",
@@ -210,7 +216,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
     expect((await ctl(ref).get("/faults")).body).toEqual([]);
   });
 
-  it("aim at one token label or one organization", async () => {
+  served("aim at one token label or one organization", async () => {
     const ref = await controlledReference();
     ref.control.addFault({ token: "lumiere-contacts-read", code: "forbidden", times: 3 });
     ref.control.addFault({ organization: "org_boreal", status: 500 });
@@ -221,7 +227,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
     expect(ref.control.faults().map((f) => [f.token, f.remaining])).toEqual([["lumiere-contacts-read", 2]]);
   });
 
-  it("answer a 429 with Retry-After, and a message of one's own", async () => {
+  served("answer a 429 with Retry-After, and a message of one's own", async () => {
     const ref = await controlledReference();
     ref.control.addFault({ code: "rate_limited", retryAfter: 7, message: "Slow down, test" });
     const res = await api(ref, "lumiere-full");
@@ -229,7 +235,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
     expect(res.headers["retry-after"]).toBe("7");
   });
 
-  it("are listed while armed and cleared by DELETE", async () => {
+  served("are listed while armed and cleared by DELETE", async () => {
     const ref = await controlledReference();
     ref.control.addFault({ status: 500, times: 4 });
     ref.control.addFault({ delayMs: 10 });
@@ -238,7 +244,7 @@ describe("faults: POST, GET and DELETE /__control/faults", () => {
     expectData(await api(ref, "lumiere-full"), 200);
   });
 
-  it.each([
+  served.each([
     [{}, "status", "no effect given"],
     [{ status: 418 }, "status", "a status outside §7"],
     [{ status: 200 }, "status", "a success"],

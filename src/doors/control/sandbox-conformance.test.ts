@@ -1,20 +1,22 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { runConformance, TokenManifestSchema } from "../../../conformance/index.js";
 import { virtualClock } from "../../../conformance/test-support/variants/harness.js";
 import { ManualClock } from "../../model/clock.js";
 import { controlledReference } from "../../test-support/control.js";
 import { TEST_NOW } from "../../test-support/reference.js";
 import { createSandbox, snapshotOf } from "../../test-support/sandboxes.js";
-import { servePerTest } from "../../test-support/serve.js";
+import { serverTest } from "../../test-support/serve.js";
 
 // A sandbox's manifest is a token manifest the conformance kit reads (`--tokens`): the whole kit runs
 // against the sandbox, and passes, while the default state and another sandbox keep everything they
 // hold (the kit's requests without a known token are the default state's to refuse, as always).
 
-const serve = servePerTest();
+const it = serverTest;
 
 describe("the conformance kit against a sandbox", () => {
-  it("passes every check, strict and with the reference's profile, touching nothing else", async () => {
+  it("passes every check, strict and with the reference's profile, touching nothing else", async ({
+    serve,
+  }) => {
     // The kit's own rate-limit window against the embedded reference: one second (DECISIONS.md). The
     // kit reads the reference's clock: on a clock of its own it would judge the rate limit, counted by
     // the reference on a clock that stands still, against real time.

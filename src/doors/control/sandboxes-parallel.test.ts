@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { CONTROL_KEY, controlledReference } from "../../test-support/control.js";
 import { snapshotOf } from "../../test-support/sandboxes.js";
 import { ControlClient, ControlError, type SandboxClient } from "../../clients/control.js";
-import { servePerTest } from "../../test-support/serve.js";
+import { serverTest } from "../../test-support/serve.js";
 import { seedContact } from "../../test-support/records.js";
 
 // 20 sandboxes driven at once from 20 separate clients against one listening reference, as 20 test
@@ -12,10 +12,12 @@ import { seedContact } from "../../test-support/records.js";
 const WORKERS = 20;
 const CONTACTS = 5;
 
-const serve = servePerTest();
+const it = serverTest;
 
 describe("20 sandboxes in parallel", () => {
-  it("each client sees its own records, clock, faults and journal, and nothing of the others'", async () => {
+  it("each client sees its own records, clock, faults and journal, and nothing of the others'", async ({
+    serve,
+  }) => {
     const ref = await controlledReference();
     const baseUrl = `http://127.0.0.1:${await serve(ref.app)}`;
     const defaultBefore = snapshotOf(ref.state);

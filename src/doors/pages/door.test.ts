@@ -1,27 +1,20 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import request from "supertest";
-import { beforeEach, describe, expect, it } from "vitest";
-import {
-  expectError,
-  referencePerTest,
-  testReference,
-  type TestReference,
-} from "../../test-support/reference.js";
+import { describe, expect } from "vitest";
+import { expectError, referenceTest, testReference } from "../../test-support/reference.js";
 import { NEW_TOKEN_PATH, TOKENS_PATH, createThroughPage, openBrowser } from "../../test-support/pages.js";
 import { SECURITY_HEADERS } from "./guard.js";
 
 // The pages' door: which paths are its own, who may reach them, forms and their CSRF field, and
 // templates that always escape.
 
-const fresh = referencePerTest();
-let ref: TestReference;
-beforeEach(() => {
-  ref = fresh.ref;
-});
+const it = referenceTest();
 
 describe("which paths are the pages'", () => {
-  it("serves the landing page: base URL, organizations, links to the token pages and the docs", async () => {
+  it("serves the landing page: base URL, organizations, links to the token pages and the docs", async ({
+    ref,
+  }) => {
     const res = await request(ref.app).get("/").set("Host", "127.0.0.1:4010");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
@@ -32,18 +25,20 @@ describe("which paths are the pages'", () => {
     expect(res.text).toContain("curl -H &quot;Authorization: Bearer $TOKEN&quot;");
   });
 
-  it.each([
+  it.for([
     { path: "/assets/pages.css", type: "text/css; charset=utf-8" },
     { path: "/assets/pages.js", type: "text/javascript; charset=utf-8" },
     { path: "/assets/favicon.svg", type: "image/svg+xml" },
     { path: "/favicon.ico", type: "image/x-icon" },
-  ])("serves $path as $type", async ({ path, type }) => {
+  ])("serves $path as $type", async ({ path, type }, { ref }) => {
     const res = await request(ref.app).get(path);
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe(type);
   });
 
-  it("answers /favicon.ico itself: no CORS, and the API door (its 401, its rate limit) never sees it", async () => {
+  it("answers /favicon.ico itself: no CORS, and the API door (its 401, its rate limit) never sees it", async ({
+    ref,
+  }) => {
     const res = await request(ref.app).get("/favicon.ico");
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
@@ -51,12 +46,12 @@ describe("which paths are the pages'", () => {
     expect(ref.control.journal()).toEqual([]);
   });
 
-  it.each([
+  it.for([
     "/settings/nothing",
     "/settings/api-tokens/",
     "/settings/api-tokens/tok_x/revoke/x",
     "/SETTINGS/api-tokens",
-  ])("answers %s under the pages' prefix with an HTML 404 page (or hands it on)", async (path) => {
+  ])("answers %s under the pages' prefix with an HTML 404 page (or hands it on)", async (path, { ref }) => {
     // With an API token, so that a path handed on to the API reaches its 404 (a page ignores it).
     const res = await request(ref.app).get(path).set(ref.auth("lumiere-full"));
     expect(res.status).toBe(404);
@@ -68,15 +63,17 @@ describe("which paths are the pages'", () => {
     }
   });
 
-  it.each(["/nothing", "/assets/other.css", "/index.html", "/api/v1/nothing"])(
+  it.for(["/nothing", "/assets/other.css", "/index.html", "/api/v1/nothing"])(
     "leaves %s to the other doors: the JSON 404 envelope",
-    async (path) => {
+    async (path, { ref }) => {
       const res = await request(ref.app).get(path).set(ref.auth("lumiere-full"));
       expectError(res, 404, "not_found");
     },
   );
 
-  it("sends its security headers, no CORS and nothing cacheable, on pages, errors and assets", async () => {
+  it("sends its security headers, no CORS and nothing cacheable, on pages, errors and assets", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const responses = [
       await request(ref.app).get("/").set("Origin", "http://127.0.0.1:5173"),
@@ -150,7 +147,7 @@ describe("who may reach the pages", () => {
     },
   ];
 
-  it.each(rows)("answers $why with $status", async ({ method, headers, status }) => {
+  it.for(rows)("answers $why with $status", async ({ method, headers, status }, { ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const before = ref.tokens.list("org_lumiere").length;
     const req =
@@ -174,7 +171,7 @@ describe("who may reach the pages", () => {
 });
 
 describe("forms and CSRF", () => {
-  it("puts a CSRF field in every form that posts, on every page", async () => {
+  it("puts a CSRF field in every form that posts, on every page", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const pages = [
       await browser.agent.get("/"),
@@ -201,7 +198,7 @@ describe("forms and CSRF", () => {
       csrf: (own) => `${own.slice(0, -1)}${own.endsWith("0") ? "1" : "0"}`,
     },
   ];
-  it.each(refusals)("refuses a form with $why, and nothing changes", async ({ csrf }) => {
+  it.for(refusals)("refuses a form with $why, and nothing changes", async ({ csrf }, { ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const other = await openBrowser(ref, "org_lumiere");
     const field = csrf(browser.csrf, other.csrf);
@@ -224,7 +221,9 @@ describe("forms and CSRF", () => {
     expect(ref.tokens.get(ref.tokenId("lumiere-full"))?.status).toBe("Active");
   });
 
-  it("gives an API bearer token no access: it neither signs in nor stands for the CSRF field", async () => {
+  it("gives an API bearer token no access: it neither signs in nor stands for the CSRF field", async ({
+    ref,
+  }) => {
     const page = await request(ref.app).get(TOKENS_PATH).set(ref.auth("lumiere-full"));
     expect(page.status).toBe(200);
     expect(page.text).not.toContain("data-token-id");
@@ -239,7 +238,7 @@ describe("forms and CSRF", () => {
     );
   });
 
-  it("refuses a form body that is not a form with 403, not with an error", async () => {
+  it("refuses a form body that is not a form with 403, not with an error", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const res = await browser.agent
       .post(TOKENS_PATH)

@@ -1,9 +1,9 @@
 import request from "supertest";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import {
   expectData,
   expectError,
-  referencePerTest,
+  referenceTest,
   testReference,
   type TestReference,
 } from "../../test-support/reference.js";
@@ -21,24 +21,20 @@ import {
 // The token pages of §5: signing in as an organization, creating, revoking and reading a token's
 // usage and status.
 
-const fresh = referencePerTest();
-let ref: TestReference;
-beforeEach(() => {
-  ref = fresh.ref;
-});
+const it = referenceTest();
 
 const DAY = 86_400_000;
 const XSS = "<img src=x onerror=alert(1)>";
-const idOf = (secret: string): string => {
+const idOf = (ref: TestReference, secret: string): string => {
   const resolution = ref.tokens.lookup(secret);
   if (!resolution.ok) throw new Error(`token not active: ${resolution.reason}`);
   return resolution.token.id;
 };
-const api = (path: string, secret: string) =>
+const api = (ref: TestReference, path: string, secret: string) =>
   request(ref.app).get(path).set("Authorization", `Bearer ${secret}`);
 
 describe("the organization one is signed in as", () => {
-  it("is none at first: a selector, no tokens", async () => {
+  it("is none at first: a selector, no tokens", async ({ ref }) => {
     const { agent } = await openBrowser(ref);
     const page = await agent.get(TOKENS_PATH);
     expect(page.text).toContain("Choose an organization");
@@ -48,7 +44,9 @@ describe("the organization one is signed in as", () => {
     expect(form.headers.location).toBe(TOKENS_PATH);
   });
 
-  it("is remembered in a cookie and lists that organization's tokens only, newest first, fixtures included", async () => {
+  it("is remembered in a cookie and lists that organization's tokens only, newest first, fixtures included", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_boreal");
     const page = await browser.agent.get(TOKENS_PATH);
     const ids = [...page.text.matchAll(/data-token-id="([^"]+)"/g)].map((m) => m[1]);
@@ -58,7 +56,9 @@ describe("the organization one is signed in as", () => {
     expect(page.text).not.toContain(ref.tokenId("lumiere-full"));
   });
 
-  it("ends a sentence after a name that ends with a full stop once (Studio Lumière inc.)", async () => {
+  it("ends a sentence after a name that ends with a full stop once (Studio Lumière inc.)", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const list = await browser.agent.get(TOKENS_PATH);
     expect(list.text).toContain("Signed in as Studio Lumière inc.<");
@@ -68,7 +68,9 @@ describe("the organization one is signed in as", () => {
     expect(form.text).not.toContain("inc..");
   });
 
-  it("says all scopes for a token that holds every one, and lists the scopes of the others", async () => {
+  it("says all scopes for a token that holds every one, and lists the scopes of the others", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const page = await browser.agent.get(TOKENS_PATH);
     const row = (label: string) =>
@@ -79,7 +81,7 @@ describe("the organization one is signed in as", () => {
     expect(row("lumiere-contacts-read")).not.toContain("all scopes");
   });
 
-  it("shows every fixture token created before it expires, and before the server's start", () => {
+  it("shows every fixture token created before it expires, and before the server's start", ({ ref }) => {
     for (const t of ref.manifest.tokens) {
       const view = ref.tokens.get(ref.tokenId(t.label));
       if (view === undefined) throw new Error(`no token ${t.label}`);
@@ -88,7 +90,7 @@ describe("the organization one is signed in as", () => {
     }
   });
 
-  it("never shows a fixture token's clear value, only its hint", async () => {
+  it("never shows a fixture token's clear value, only its hint", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const page = await browser.agent.get(TOKENS_PATH);
     for (const t of ref.manifest.tokens.filter((t) => t.organization === "org_lumiere")) {
@@ -97,7 +99,7 @@ describe("the organization one is signed in as", () => {
     }
   });
 
-  it("refuses an organization that does not exist, and keeps the one chosen", async () => {
+  it("refuses an organization that does not exist, and keeps the one chosen", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const res = await browser.agent
       .post(ORGANIZATION_PATH)
@@ -109,7 +111,7 @@ describe("the organization one is signed in as", () => {
     expect(page.text).toContain("Tokens of Studio Lumière inc.");
   });
 
-  it("says when the organization's plan has no API access", async () => {
+  it("says when the organization's plan has no API access", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_petitpas");
     const page = await browser.agent.get(TOKENS_PATH);
     expect(page.text).toContain("STARTER plan, which has no API access");
@@ -117,7 +119,7 @@ describe("the organization one is signed in as", () => {
 });
 
 describe("creating a token", () => {
-  it("shows the clear token once, not cached, then never again", async () => {
+  it("shows the clear token once, not cached, then never again", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const { secret, page } = await createThroughPage(browser, {
       name: "CI",
@@ -131,10 +133,10 @@ describe("creating a token", () => {
     expect(again.headers.location).toBe(TOKENS_PATH);
     const list = await browser.agent.get(TOKENS_PATH);
     expect(list.text).not.toContain(secret);
-    expect(rowOf(list.text, idOf(secret))).toContain("CI");
+    expect(rowOf(list.text, idOf(ref, secret))).toContain("CI");
   });
 
-  it("shows the created token to the browser that created it only", async () => {
+  it("shows the created token to the browser that created it only", async ({ ref }) => {
     const creator = await openBrowser(ref, "org_lumiere");
     const other = await openBrowser(ref, "org_lumiere");
     await creator.agent
@@ -146,34 +148,34 @@ describe("creating a token", () => {
     expect(shownSecret((await creator.agent.get(CREATED_PATH)).text)).toBeDefined();
   });
 
-  it("gives a token that the API takes on its scopes and refuses on others", async () => {
+  it("gives a token that the API takes on its scopes and refuses on others", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const { secret } = await createThroughPage(browser, {
       name: "CI",
       scopes: ["contacts:read", "products:read"],
     });
-    expectData(await api("/api/v1/contacts", secret), 200);
-    expectData(await api("/api/v1/products", secret), 200);
-    expectError(await api("/api/v1/invoices", secret), 403, "forbidden");
+    expectData(await api(ref, "/api/v1/contacts", secret), 200);
+    expectData(await api(ref, "/api/v1/products", secret), 200);
+    expectError(await api(ref, "/api/v1/invoices", secret), 403, "forbidden");
   });
 
-  it("stores the expiry date as the start of that day, UTC", async () => {
+  it("stores the expiry date as the start of that day, UTC", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const { secret } = await createThroughPage(browser, {
       name: "CI",
       scopes: "contacts:read",
       expiresOn: "2026-12-01",
     });
-    expect(ref.tokens.get(idOf(secret))?.expiresAt?.toISOString()).toBe("2026-12-01T00:00:00.000Z");
+    expect(ref.tokens.get(idOf(ref, secret))?.expiresAt?.toISOString()).toBe("2026-12-01T00:00:00.000Z");
   });
 
-  it("escapes the name everywhere it is shown", async () => {
+  it("escapes the name everywhere it is shown", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const { secret, page } = await createThroughPage(browser, { name: XSS, scopes: "contacts:read" });
     const pages = [
       page,
       await browser.agent.get(TOKENS_PATH),
-      await browser.agent.get(`${TOKENS_PATH}/${idOf(secret)}/revoke`),
+      await browser.agent.get(`${TOKENS_PATH}/${idOf(ref, secret)}/revoke`),
     ];
     for (const p of pages) {
       expect(p.text).not.toContain("<img");
@@ -207,9 +209,9 @@ describe("creating a token", () => {
       message: "Choose a date after today",
     },
   ];
-  it.each(invalid)(
+  it.for(invalid)(
     "gives the form back with $why: the field's message, what was typed, nothing created",
-    async ({ fields, field, message }) => {
+    async ({ fields, field, message }, { ref }) => {
       const browser = await openBrowser(ref, "org_lumiere");
       const before = ref.tokens.list("org_lumiere").length;
       const res = await browser.agent
@@ -225,7 +227,7 @@ describe("creating a token", () => {
     },
   );
 
-  it("keeps the ticked scopes and the date when the form comes back", async () => {
+  it("keeps the ticked scopes and the date when the form comes back", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const res = await browser.agent
       .post(TOKENS_PATH)
@@ -243,7 +245,9 @@ describe("creating a token", () => {
     expect(res.text).toContain('value="2027-01-01"');
   });
 
-  it("offers every scope of §5, labelled with its name, the two write scopes to come marked so", async () => {
+  it("offers every scope of §5, labelled with its name, the two write scopes to come marked so", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const form = (await browser.agent.get(NEW_TOKEN_PATH)).text;
     for (const scope of [
@@ -283,7 +287,9 @@ describe("creating a token", () => {
 });
 
 describe("revoking a token", () => {
-  it("asks first: the confirmation page, and a POST without the confirmation changes nothing", async () => {
+  it("asks first: the confirmation page, and a POST without the confirmation changes nothing", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const id = ref.tokenId("lumiere-full");
     const confirm = await browser.agent.get(`${TOKENS_PATH}/${id}/revoke`);
@@ -299,7 +305,9 @@ describe("revoking a token", () => {
     expect(ref.tokens.get(id)?.status).toBe("Active");
   });
 
-  it("revokes at once once confirmed: the API answers 401, the list says Revoked, with no way back", async () => {
+  it("revokes at once once confirmed: the API answers 401, the list says Revoked, with no way back", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const id = ref.tokenId("lumiere-full");
     expectData(await request(ref.app).get("/api/v1/contacts").set(ref.auth("lumiere-full")), 200);
@@ -329,10 +337,10 @@ describe("revoking a token", () => {
     expect((await browser.agent.get(`${TOKENS_PATH}/${id}/revoke`)).text).not.toContain('name="confirm"');
   });
 
-  it.each([
+  it.for([
     { why: "another organization's token", label: "boreal-full" },
     { why: "an unknown token", label: null },
-  ])("answers 404 for $why, and revokes nothing", async ({ label }) => {
+  ])("answers 404 for $why, and revokes nothing", async ({ label }, { ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const id = label === null ? "tok_nope" : ref.tokenId(label);
     const page = await browser.agent.get(`${TOKENS_PATH}/${id}/revoke`);
@@ -347,7 +355,7 @@ describe("revoking a token", () => {
 });
 
 describe("usage and status", () => {
-  it("shows each request made with the token and its last use", async () => {
+  it("shows each request made with the token and its last use", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const id = ref.tokenId("lumiere-contacts-read");
     ref.clock.advance(90_000);
@@ -359,22 +367,24 @@ describe("usage and status", () => {
     expect(row).toContain('<time datetime="2026-11-20T12:01:30.000Z">2026-11-20 12:01 UTC</time>');
   });
 
-  it("follows the reference's clock: past its expiry a token is Expired, on the page and for the API", async () => {
+  it("follows the reference's clock: past its expiry a token is Expired, on the page and for the API", async ({
+    ref,
+  }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const { secret } = await createThroughPage(browser, {
       name: "short",
       scopes: "contacts:read",
       expiresOn: "2026-11-22",
     });
-    const id = idOf(secret);
+    const id = idOf(ref, secret);
     expect(rowOf((await browser.agent.get(TOKENS_PATH)).text, id)).toContain(">Active<");
     ref.control.setClock({ advance: "P2D" });
     expect(rowOf((await browser.agent.get(TOKENS_PATH)).text, id)).toContain(">Expired<");
-    expectError(await api("/api/v1/contacts", secret), 401, "unauthorized");
+    expectError(await api(ref, "/api/v1/contacts", secret), 401, "unauthorized");
     expect(ref.clock.now().getTime()).toBe(new Date("2026-11-20T12:00:00.000Z").getTime() + 2 * DAY);
   });
 
-  it("does not revoke an expired token: §3 revokes Active ones", async () => {
+  it("does not revoke an expired token: §3 revokes Active ones", async ({ ref }) => {
     const browser = await openBrowser(ref, "org_lumiere");
     const id = ref.tokenId("lumiere-expired");
     const res = await browser.agent

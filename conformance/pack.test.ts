@@ -222,8 +222,6 @@ describe("the packed kit", () => {
           '  await control.addFault({ path: "/api/v1/contacts", status: 500, untilCleared: true });',
           "  const sandbox: SandboxClient = await control.createSandbox();",
           '  const clock = await sandbox.advanceClock("P2D");',
-          "  // @ts-expect-error: 418 is no status of §7",
-          "  await sandbox.addFault({ status: 418 });",
           "  return clock.now;",
           "}",
         ].join("\n"),

@@ -1,3 +1,4 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import { describe, expect, it } from "vitest";
 import { nth, testManifest } from "../test-support/local.js";
 import type { ManifestToken } from "../manifest-schema.js";
@@ -95,6 +96,7 @@ function target(limiter: Limiter, options: { headers?: boolean; shared?: boolean
     return Promise.resolve(ex);
   };
   const ctx: CheckContext = {
+    spec: kitSpec(),
     http: { send: answer, sendUnpaced: answer, history: () => history },
     tokens: { manifest, find: () => nth(manifest.tokens, 0), get: () => nth(manifest.tokens, 0) },
     options: {

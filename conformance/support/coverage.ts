@@ -2,7 +2,7 @@ import type { ManifestToken } from "../manifest-schema.js";
 import { failureKey, type Cause } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest, Level } from "../types.js";
 import type { ClauseRef } from "../spec/clauses.js";
-import { LISTS, MAX, type ListName } from "../spec/constants.js";
+import { type ListName } from "../spec/kit-spec.js";
 import {
   answer,
   fail,
@@ -216,13 +216,13 @@ export interface PlainPage {
 
 /** The list's largest page now, read with a token holding exactly its read scope where there is one. */
 export async function plainPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<PlainPage> {
-  const ex = await ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) }));
+  const ex = await ctx.http.send(listRequest(ctx, list, token, { limit: String(ctx.spec.MAX.pageMax) }));
   const items = itemsOf(ex);
   return {
     ex,
     items: items ?? [],
     read: items !== undefined,
-    complete: items !== undefined && items.length < MAX.pageMax,
+    complete: items !== undefined && items.length < ctx.spec.MAX.pageMax,
   };
 }
 
@@ -260,7 +260,7 @@ export async function runBodies(ctx: CheckContext, forms: readonly BodyForm[]): 
     sent.push(
       await ctx.http.send({
         method: "POST",
-        path: LISTS[form.list].path,
+        path: ctx.spec.LISTS[form.list].path,
         // Spread where the budgets have room: the answer depends only on holding the scope.
         auth: tokenHolding(ctx, `${form.list}:write`),
         headers: { "Content-Type": form.contentType ?? "application/json" },

@@ -186,7 +186,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       origin: RUN_ORIGIN,
     };
     // One token is kept out of the run's traffic: the rate-limit burst's fresh budget (spec-gaps #21).
-    const reservation = new BurstReservation(reserveForBurst(manifest, clock.now()));
+    const reservation = new BurstReservation(reserveForBurst(manifest, clock.now(), spec));
     const pacer = new RatePacer({
       rateLimit,
       windowMs: rateWindowMs,

@@ -107,8 +107,8 @@ const checks: readonly Check[] = [
         await expectOnEveryEndpoint(
           ctx,
           { header: `Bearer ${unknown}` },
-          401,
-          "unauthorized",
+          ctx.spec.ERRORS.unauthorized.status,
+          ctx.spec.ERRORS.unauthorized.code,
           "An unknown token must get 401 (§5.6)",
         );
       }
@@ -138,7 +138,12 @@ const checks: readonly Check[] = [
           query: { limit: "1" },
           auth: m.auth,
         });
-        expectError(ex, 401, "unauthorized", `Authorization with ${m.what} must get 401 (§5.6)`);
+        expectError(
+          ex,
+          ctx.spec.ERRORS.unauthorized.status,
+          ctx.spec.ERRORS.unauthorized.code,
+          `Authorization with ${m.what} must get 401 (§5.6)`,
+        );
       }
     },
   },
@@ -155,8 +160,8 @@ const checks: readonly Check[] = [
           const ex = await ctx.http.send(endpointRequest(ctx, e, token));
           expectError(
             ex,
-            403,
-            "forbidden",
+            ctx.spec.ERRORS.forbidden.status,
+            ctx.spec.ERRORS.forbidden.code,
             `${e.method} ${e.path} needs ${e.scope}; a token with ${describeScopes(token)} must get 403 (§5.6)`,
           );
           pairs += 1;
@@ -239,7 +244,7 @@ const checks: readonly Check[] = [
       const unknownPath = `/api/v1/${ctx.marker}-nowhere`;
       const revoked = ctx.tokens.find({ kind: "revoked" });
       const noPlan = ctx.tokens.find({ kind: "no-api-plan" });
-      const lacking = tokensLacking(ctx, "contacts:write")[0];
+      const lacking = tokensLacking(ctx, ctx.spec.file.endpoints.createContact.scope)[0];
       const cases: Array<{ what: string; request: HttpRequest }> = [
         {
           what: "An unknown token with malformed JSON",

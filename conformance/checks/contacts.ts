@@ -146,9 +146,9 @@ function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
   return ctx.shared.get(ASTRAL_EXPERIMENT).get(async () => {
     const prefix = `${ctx.marker} astral `;
     const atMaxName = padTo(prefix, ctx.spec.MAX.contactName, ASTRAL);
-    const atMax = await postContact(ctx, { type: "CLIENT", name: atMaxName });
+    const atMax = await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: atMaxName });
     const overMax = await postContact(ctx, {
-      type: "CLIENT",
+      type: ctx.spec.SAMPLE.contactType,
       name: padTo(prefix, ctx.spec.MAX.contactName + 1, ASTRAL),
     });
     if (is2xx(atMax)) return { atMax, atMaxName, overMax };
@@ -158,7 +158,7 @@ function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
       atMax,
       atMaxName,
       overMax,
-      utf16Max: await postContact(ctx, { type: "CLIENT", name: utf16Name }),
+      utf16Max: await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: utf16Name }),
     };
   });
 }
@@ -167,17 +167,19 @@ function blankExperiment(ctx: CheckContext): Promise<ContactBlankExperiment> {
   // A blank name cannot carry the marker: the address does, so that an accepted record can be found.
   const address = `${ctx.marker} blank-name probe`;
   return ctx.shared.get(BLANK).get(async () => ({
-    empty: await postContact(ctx, { type: "CLIENT", name: "", address }),
-    spaces: await postContact(ctx, { type: "CLIENT", name: "   ", address }),
+    empty: await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: "", address }),
+    spaces: await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: "   ", address }),
   }));
 }
 
 const unknownFieldExperiment = (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.shared
-    .get(UNKNOWN_FIELD)
-    .get(() =>
-      postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
-    );
+  ctx.shared.get(UNKNOWN_FIELD).get(() =>
+    postContact(ctx, {
+      type: ctx.spec.SAMPLE.contactType,
+      name: `${ctx.marker} unknown field`,
+      emial: "typo@example.com",
+    }),
+  );
 
 /** spec-gaps #18: what no single reading settles. */
 const BORDERLINE_EMAILS: ReadonlyArray<[string, string]> = [
@@ -332,7 +334,7 @@ export const contactChecks: readonly Check[] = [
         show: describeInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
-          const auth = tokenHolding(ctx, "contacts:write");
+          const auth = tokenHolding(ctx, ctx.spec.file.endpoints.createContact.scope);
           const ex = await ctx.http.send({
             method: "POST",
             path: ctx.spec.LISTS.contacts.path,
@@ -360,7 +362,7 @@ export const contactChecks: readonly Check[] = [
         taxNumberTPS: { max: ctx.spec.MAX.contactTaxNumberTPS, prefix: "123456789RT", fill: "0" },
         taxNumberTVQ: { max: ctx.spec.MAX.contactTaxNumberTVQ, prefix: "1234567890TQ", fill: "0" },
       };
-      const atMax: JsonObject = { type: "CLIENT" };
+      const atMax: JsonObject = { type: ctx.spec.SAMPLE.contactType };
       for (const [f, { max, prefix, fill }] of Object.entries(fields)) atMax[f] = padTo(prefix, max, fill);
       await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // Non-ASCII in the Basic Multilingual Plane: "é" (U+00E9) is one code point, one UTF-16 unit and
@@ -368,14 +370,14 @@ export const contactChecks: readonly Check[] = [
       const bmpAt = padTo(`${ctx.marker} `, ctx.spec.MAX.contactName, BMP);
       await expectKeptIntact(
         ctx,
-        { type: "CLIENT", name: bmpAt },
+        { type: ctx.spec.SAMPLE.contactType, name: bmpAt },
         `A name of ${ctx.spec.MAX.contactName} characters, mostly "${BMP}" (${Buffer.byteLength(bmpAt)} UTF-8 bytes)`,
         `name of ${ctx.spec.MAX.contactName} mostly "${BMP}"`,
       );
       expectRejected(
         ctx.spec,
         await postContact(ctx, {
-          type: "CLIENT",
+          type: ctx.spec.SAMPLE.contactType,
           name: padTo(`${ctx.marker} `, ctx.spec.MAX.contactName + 1, BMP),
         }),
         `A name of ${ctx.spec.MAX.contactName + 1} characters, mostly "${BMP}", must be refused`,
@@ -475,12 +477,12 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const name = `${ctx.marker} email`;
-      const ok = await postContact(ctx, { type: "CLIENT", name, email: "a@example.com" });
+      const ok = await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name, email: "a@example.com" });
       expectStatus(ok, 201, "The e-mail a@example.com must be accepted (§2)");
       for (const email of CLEAR_INVALID_EMAILS) {
         expectRejected(
           ctx.spec,
-          await postContact(ctx, { type: "CLIENT", name, email }),
+          await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name, email }),
           `The e-mail ${JSON.stringify(email)} must be refused (§2)`,
         );
       }
@@ -498,7 +500,11 @@ export const contactChecks: readonly Check[] = [
       const taken: Array<{ what: string; shown: string }> = [];
       const refused: Array<{ what: string; shown: string }> = [];
       for (const [email, what] of BORDERLINE_EMAILS) {
-        const ex = await postContact(ctx, { type: "CLIENT", name: `${ctx.marker} email ${what}`, email });
+        const ex = await postContact(ctx, {
+          type: ctx.spec.SAMPLE.contactType,
+          name: `${ctx.marker} email ${what}`,
+          email,
+        });
         (is2xx(ex) ? taken : refused).push({
           what,
           shown: `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
@@ -522,7 +528,7 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const email = "Jean.Tremblay@Example.COM";
-      const body = { type: "CLIENT", name: `${ctx.marker} e-mail in capitals`, email };
+      const body = { type: ctx.spec.SAMPLE.contactType, name: `${ctx.marker} e-mail in capitals`, email };
       const created = await postContact(ctx, body);
       requireCreated(ctx, created, "A contact with capitals in its e-mail", "coverage.contact-fields");
       const id = dataObject(created)?.id;

@@ -38,14 +38,21 @@ const contentTypeInput: CoverageInput = {
     const contact = formMaker(ctx, "contacts");
     const product = formMaker(ctx, "products");
     const taken = (type: string): BodyForm =>
-      contact(`sent as ${type}`, "MUST", "accept", "type", { value: "CLIENT" }, { contentType: type });
+      contact(
+        `sent as ${type}`,
+        "MUST",
+        "accept",
+        "type",
+        { value: ctx.spec.SAMPLE.contactType },
+        { contentType: type },
+      );
     const open = (type: string): BodyForm =>
       contact(
         `sent as ${type}`,
         "PROBE",
         "open",
         "type",
-        { value: "CLIENT" },
+        { value: ctx.spec.SAMPLE.contactType },
         { contentType: type, alsoRefusedWith: 415 },
       );
     return runBodies(ctx, [
@@ -104,27 +111,30 @@ const contactFieldsInput: CoverageInput = {
       extra: Parameters<typeof f>[5] = {},
     ): BodyForm => f(`email ${what}`, level, expect, "email", { value }, extra);
     const phone50 = padWith("+1 514 555 0199", ctx.spec.MAX.contactPhone, " 99");
+    // Every type of the spec is accepted (the first is sent by every other form); its near misses refused.
+    const { contactType: one, otherContactType: other } = ctx.spec.SAMPLE;
     return runBodies(ctx, [
-      f("type SUPPLIER", "MUST", "accept", "type", { value: "SUPPLIER" }),
-      f("type BOTH", "MUST", "accept", "type", { value: "BOTH" }),
-      f("type CLIENTX", "MUST", "refuse", "type", { value: "CLIENTX" }),
-      f("type CLIEN", "MUST", "refuse", "type", { value: "CLIEN" }),
-      f("type CLIENT,SUPPLIER", "MUST", "refuse", "type", { value: "CLIENT,SUPPLIER" }),
+      ...ctx.spec.CONTACT_TYPES.filter((t) => t !== one).map((t) =>
+        f(`type ${t}`, "MUST", "accept", "type", { value: t }),
+      ),
+      f(`type ${one}X`, "MUST", "refuse", "type", { value: `${one}X` }),
+      f(`type ${one.slice(0, -1)}`, "MUST", "refuse", "type", { value: one.slice(0, -1) }),
+      f(`type ${one},${other}`, "MUST", "refuse", "type", { value: `${one},${other}` }),
       f(
-        "type client",
+        `type ${one.toLowerCase()}`,
         "PROBE",
         "open",
         "type",
-        { value: "client" },
-        { keeps: (v) => v === "CLIENT", reading: (v) => show(v) },
+        { value: one.toLowerCase() },
+        { keeps: (v) => v === one, reading: (v) => show(v) },
       ),
       f(
-        "type ' CLIENT'",
+        `type ' ${one}'`,
         "PROBE",
         "open",
         "type",
-        { value: " CLIENT" },
-        { keeps: (v) => v === "CLIENT", reading: (v) => show(v) },
+        { value: ` ${one}` },
+        { keeps: (v) => v === one, reading: (v) => show(v) },
       ),
       name("of one character", "MUST", "accept", () => "x"),
       name(`of ${max} characters with spaces`, "MUST", "accept", (tag) => padWith(`${tag} `, max, "ab cd ")),
@@ -356,24 +366,31 @@ const productFieldsInput: CoverageInput = {
           value: padWith(`${ctx.marker}\n`, ctx.spec.MAX.productDescription + 1, "Ligne é.\n"),
         },
       ),
-      f("type SERVICE", "MUST", "accept", "type", { value: "SERVICE" }),
-      f("type PRODUCTX", "MUST", "refuse", "type", { value: "PRODUCTX" }),
-      f("type SERVIC", "MUST", "refuse", "type", { value: "SERVIC" }),
+      // Every type but the default (§4: the first), which a body without type gets.
+      ...ctx.spec.PRODUCT_TYPES.filter((t) => t !== ctx.spec.SAMPLE.productType).map((t) =>
+        f(`type ${t}`, "MUST", "accept", "type", { value: t }),
+      ),
+      f(`type ${ctx.spec.SAMPLE.productType}X`, "MUST", "refuse", "type", {
+        value: `${ctx.spec.SAMPLE.productType}X`,
+      }),
+      f(`type ${ctx.spec.SAMPLE.otherProductType.slice(0, -1)}`, "MUST", "refuse", "type", {
+        value: ctx.spec.SAMPLE.otherProductType.slice(0, -1),
+      }),
       f(
-        "type service",
+        `type ${ctx.spec.SAMPLE.otherProductType.toLowerCase()}`,
         "PROBE",
         "open",
         "type",
-        { value: "service" },
-        { keeps: (v) => v === "SERVICE", reading: (v) => show(v) },
+        { value: ctx.spec.SAMPLE.otherProductType.toLowerCase() },
+        { keeps: (v) => v === ctx.spec.SAMPLE.otherProductType, reading: (v) => show(v) },
       ),
       f(
-        "type ' PRODUCT'",
+        `type ' ${ctx.spec.SAMPLE.productType}'`,
         "PROBE",
         "open",
         "type",
-        { value: " PRODUCT" },
-        { keeps: (v) => v === "PRODUCT", reading: (v) => show(v) },
+        { value: ` ${ctx.spec.SAMPLE.productType}` },
+        { keeps: (v) => v === ctx.spec.SAMPLE.productType, reading: (v) => show(v) },
       ),
       f("taxable false", "MUST", "accept", "taxable", { value: false }),
       f("taxable 0", "MUST", "refuse", "taxable", { value: 0 }),

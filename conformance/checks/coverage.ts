@@ -90,7 +90,7 @@ const limitInput: CoverageInput = {
           continue;
         }
         const bound = limitBound(ctx.spec, value);
-        if (isRefusal(ex)) out.push(outcome(what, level, "refused (400)"));
+        if (isRefusal(ctx.spec, ex)) out.push(outcome(what, level, "refused (400)"));
         // Not shown (§4 Pagination): any refusal will do; its envelope is run.error-envelope's.
         else if (ex.status > 400 && ex.status < 500) out.push(outcome(what, level, `refused (${ex.status})`));
         else if (items !== undefined && items.length <= bound) {
@@ -231,7 +231,7 @@ const beforeInput: CoverageInput = {
           expected !== undefined &&
           got.every((i) => time(i) < (form.at ?? 0)) &&
           (!plain.complete || ids(got) === ids(expected));
-        const did = isRefusal(ex)
+        const did = isRefusal(ctx.spec, ex)
           ? "refused (400)"
           : filtered
             ? "filtered at its instant"
@@ -294,9 +294,17 @@ const filterInput: CoverageInput = {
       { list: "contacts", value: "CLIEN", level: "MUST" },
       { list: "contacts", value: "", level: "MUST" },
       { list: "contacts", value: "client", level: "PROBE" },
-      { list: "contacts", value: " CLIENT", level: "PROBE" },
-      { list: "contacts", value: "CLIENT,SUPPLIER", level: "PROBE" },
-      { list: "contacts", value: ["CLIENT", "SUPPLIER"], level: "PROBE" },
+      { list: "contacts", value: ` ${ctx.spec.SAMPLE.contactType}`, level: "PROBE" },
+      {
+        list: "contacts",
+        value: `${ctx.spec.SAMPLE.contactType},${ctx.spec.SAMPLE.otherContactType}`,
+        level: "PROBE",
+      },
+      {
+        list: "contacts",
+        value: [ctx.spec.SAMPLE.contactType, ctx.spec.SAMPLE.otherContactType],
+        level: "PROBE",
+      },
       { list: "invoices", value: "PAIDX", level: "MUST" },
       { list: "invoices", value: "PAI", level: "MUST" },
       { list: "invoices", value: "paid", level: "PROBE" },
@@ -321,7 +329,7 @@ const filterInput: CoverageInput = {
       const got = itemsOf(ex);
       const as =
         got === undefined ? undefined : filter.values.filter((v) => known.get(`${c.list}:${v}`) === ids(got));
-      const did = isRefusal(ex)
+      const did = isRefusal(ctx.spec, ex)
         ? "refused (400)"
         : got === undefined
           ? statusAndCode(ex)
@@ -406,7 +414,8 @@ const authorizationInput: CoverageInput = {
         f.derivedFrom === undefined ? { header: f.header } : { header: f.header, derivedFrom: f.derivedFrom };
       const ex = await ctx.http.send(listRequest(ctx, "contacts", auth, { limit: "1" }));
       const read = readErrorEnvelope(ex.json);
-      const refused = ex.status === 401 && !isEnvelopeProblem(read) && read.code === "unauthorized";
+      const refused =
+        ex.status === 401 && !isEnvelopeProblem(read) && read.code === ctx.spec.ERRORS.unauthorized.code;
       const did = refused ? "refused (401)" : ex.status === 200 ? "accepted (200)" : statusAndCode(ex);
       const fine = refused || (f.level === "PROBE" && ex.status === 200);
       out.push(

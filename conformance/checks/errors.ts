@@ -96,18 +96,32 @@ function malformedBodies(ctx: CheckContext): RawBody[] {
     trace: name(what),
   });
   return [
-    { what: "Truncated JSON", path: ctx.spec.LISTS.contacts.path, text: '{"type": "CLIENT", "name": ' },
+    {
+      what: "Truncated JSON",
+      path: ctx.spec.LISTS.contacts.path,
+      text: '{"type": ctx.spec.SAMPLE.contactType, "name": ',
+    },
     { what: "Truncated JSON to products", path: ctx.spec.LISTS.products.path, text: '{"sku": ' },
     { what: "An empty body", path: ctx.spec.LISTS.contacts.path, text: "" },
     contact("single quotes", (n) => `{'type': 'CLIENT', 'name': '${n}'}`),
-    contact("a trailing comma", (n) => `{"type": "CLIENT", "name": "${n}",}`),
-    contact("a block comment", (n) => `{"type": "CLIENT", /* a comment */ "name": "${n}"}`),
-    contact("a line comment", (n) => `{"type": "CLIENT", // a comment\n"name": "${n}"}`),
-    contact("unquoted keys", (n) => `{type: "CLIENT", name: "${n}"}`),
-    contact("a raw line break in a string", (n) => `{"type": "CLIENT", "name": "${n}\nx"}`),
-    contact("an escape JSON has not", (n) => `{"type": "CLIENT", "name": "${n} \\x41"}`),
-    contact("more after the object", (n) => `{"type": "CLIENT", "name": "${n}"} x`),
-    contact("two objects", (n) => `{"type": "CLIENT", "name": "${n}"}{"type": "CLIENT", "name": "${n} 2"}`),
+    contact("a trailing comma", (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}",}`),
+    contact(
+      "a block comment",
+      (n) => `{"type": ctx.spec.SAMPLE.contactType, /* a comment */ "name": "${n}"}`,
+    ),
+    contact("a line comment", (n) => `{"type": ctx.spec.SAMPLE.contactType, // a comment\n"name": "${n}"}`),
+    contact("unquoted keys", (n) => `{type: ctx.spec.SAMPLE.contactType, name: "${n}"}`),
+    contact(
+      "a raw line break in a string",
+      (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}\nx"}`,
+    ),
+    contact("an escape JSON has not", (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n} \\x41"}`),
+    contact("more after the object", (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}"} x`),
+    contact(
+      "two objects",
+      (n) =>
+        `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}"}{"type": ctx.spec.SAMPLE.contactType, "name": "${n} 2"}`,
+    ),
     priced("NaN", "NaN"),
     priced("Infinity", "Infinity"),
     priced("minus Infinity", "-Infinity"),
@@ -121,10 +135,14 @@ function malformedBodies(ctx: CheckContext): RawBody[] {
 /** JSON that is not the object §4 asks for, some of it holding one a lenient server might unwrap. */
 function nonObjectBodies(ctx: CheckContext): RawBody[] {
   const name = (n: string): string => `${ctx.marker} not an object ${n}`;
-  const contact = (n: string): string => JSON.stringify({ type: "CLIENT", name: name(n) });
+  const contact = (n: string): string => JSON.stringify({ type: ctx.spec.SAMPLE.contactType, name: name(n) });
   const at = ctx.spec.LISTS.contacts.path;
   return [
-    ...["[]", '"CLIENT"', "null", "42", "true"].map((text) => ({ what: `The body ${text}`, path: at, text })),
+    ...["[]", "ctx.spec.SAMPLE.contactType", "null", "42", "true"].map((text) => ({
+      what: `The body ${text}`,
+      path: at,
+      text,
+    })),
     {
       what: "An array holding a valid contact",
       path: at,
@@ -199,7 +217,10 @@ const checks: readonly Check[] = [
     async run(ctx) {
       const full = fullToken(ctx);
       // The coming-soon write scopes (§5) must not open the endpoints either.
-      const writer = ctx.tokens.find({ kind: "scopes", scopes: ["invoices:write"] });
+      const writer = ctx.tokens.find({
+        kind: "scopes",
+        scopes: [ctx.spec.file.announced.createInvoice.scope],
+      });
       const tokens = writer === undefined || writer.label === full.label ? [full] : [full, writer];
       // A body no invoice endpoint would take (no contact, no lines): nothing gets created even by mistake.
       const json = { description: `${ctx.marker} announced endpoint` };
@@ -250,7 +271,13 @@ const checks: readonly Check[] = [
         }
         const rule = `POST /api/v1/contacts with ${what} must be refused with 400 or 415 (§4)`;
         expectStatus(ex, [400, 415], rule);
-        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+        expectErrorEnvelope(
+          ex,
+          ex.status === ctx.spec.ERRORS.invalidRequest.status
+            ? ctx.spec.ERRORS.invalidRequest.code
+            : undefined,
+          rule,
+        );
       }
     },
   },
@@ -262,7 +289,7 @@ const checks: readonly Check[] = [
     rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards; a target that answers before it has read the whole body and closes the connection (as HTTP allows) is judged on the answer when the kit could read it, and not failed when it could not",
     gap: 15,
     async run(ctx) {
-      const head = `{"type":"CLIENT","name":"${ctx.marker} oversized","address":"`;
+      const head = `{"type":ctx.spec.SAMPLE.contactType,"name":"${ctx.marker} oversized","address":"`;
       const sent = postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE);
       let ex: HttpExchange | undefined;
       try {
@@ -280,7 +307,13 @@ const checks: readonly Check[] = [
         const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
         expectNot5xx(ex, rule);
         expectStatus(ex, [400, 413], rule);
-        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+        expectErrorEnvelope(
+          ex,
+          ex.status === ctx.spec.ERRORS.invalidRequest.status
+            ? ctx.spec.ERRORS.invalidRequest.code
+            : undefined,
+          rule,
+        );
       }
       const after = await ctx.http.send(listRequest(ctx, "contacts", fullToken(ctx), { limit: "1" }));
       expectList(after, "After an oversized body the server must still answer GET /api/v1/contacts with 200");
@@ -298,7 +331,7 @@ const checks: readonly Check[] = [
         method: "POST",
         path: ctx.spec.LISTS.contacts.path,
         auth: fullToken(ctx),
-        json: { type: "CLIENT" },
+        json: { type: ctx.spec.SAMPLE.contactType },
       });
       const read = readErrorEnvelope(ex.json);
       if (isEnvelopeProblem(read)) {
@@ -355,7 +388,7 @@ const checks: readonly Check[] = [
       for (const { what, ex } of await nearPaths(ctx)) {
         expectStatus(ex, 404, `${what} must get 404`);
         if (ex.request.method !== "HEAD")
-          expectErrorEnvelope(ex, "not_found", `${what} must get 404 not_found`);
+          expectErrorEnvelope(ex, ctx.spec.ERRORS.notFound.code, `${what} must get 404 not_found`);
       }
     },
   },

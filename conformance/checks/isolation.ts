@@ -97,7 +97,7 @@ const read = (
  * when the token can read the whole contacts list.
  */
 async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestToken): Promise<void> {
-  if (!token.scopes.includes("contacts:read")) return;
+  if (!token.scopes.includes(ctx.spec.LISTS.contacts.scope)) return;
   const contacts = await readWhole(ctx, "contacts", token);
   if (!contacts.complete) {
     ctx.observe(
@@ -259,7 +259,7 @@ export const isolationChecks: readonly Check[] = [
         method: "POST",
         path: ctx.spec.LISTS.contacts.path,
         auth: second,
-        json: { type: "CLIENT", name },
+        json: { type: ctx.spec.SAMPLE.contactType, name },
       });
       requireCreated(ctx, ex, "organization 1's contact", "contacts.create-response");
       await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name, ex);
@@ -327,7 +327,11 @@ export const isolationChecks: readonly Check[] = [
       const foreign = await ctx.http.send({ method: "GET", path, auth: other });
       const rule = "Another organization's contact must be reported as not found (§1)";
       expectStatus(foreign, [404, 405], rule);
-      expectErrorEnvelope(foreign, foreign.status === 404 ? "not_found" : undefined, rule);
+      expectErrorEnvelope(
+        foreign,
+        foreign.status === ctx.spec.ERRORS.notFound.status ? ctx.spec.ERRORS.notFound.code : undefined,
+        rule,
+      );
     },
   },
 ];

@@ -131,7 +131,7 @@ function expectListedAsSent(
 async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<void> {
   const ex = await postProduct(ctx, fullToken(ctx), draft);
   if (ex.status === 400 && new Decimal(draft.unitPrice).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
-    expectErrorEnvelope(ex, "invalid_request");
+    expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code);
     ctx.observe(
       `unitPrice from ${TOLERATED_MAXIMUM.toFixed()} refused`,
       `unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`,
@@ -327,7 +327,7 @@ const checks: readonly Check[] = [
         const draft = { sku: unique(ctx, "price"), name: `${ctx.marker} price ${text}`, unitPrice: text };
         const ex = await postProduct(ctx, fullToken(ctx), draft);
         if (ex.status === 400 && new Decimal(text).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
-          expectErrorEnvelope(ex, "invalid_request");
+          expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code);
           ctx.observe(
             `unitPrice ${text} refused`,
             `unitPrice ${text} is refused (400): the target has a maximum below it.`,
@@ -412,7 +412,7 @@ const checks: readonly Check[] = [
         show: describeInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
-          const token = tokenHolding(ctx, "products:write");
+          const token = tokenHolding(ctx, ctx.spec.file.endpoints.createProduct.scope);
           expectRejected(ctx.spec, await postJson(ctx, body, token), "the body must be refused");
         },
       });

@@ -64,7 +64,7 @@ const readsAndRefusals =
 
 /** Tokens holding contacts:read (what the burst reads), the reserved one left out. */
 const readers = (ctx: CheckContext): ManifestToken[] =>
-  usableTokens(ctx).filter((t) => t.scopes.includes("contacts:read"));
+  usableTokens(ctx).filter((t) => t.scopes.includes(ctx.spec.LISTS.contacts.scope));
 
 /**
  * Of `tokens`, those another usable token can stand in for (same organization, same scopes): a budget
@@ -102,7 +102,7 @@ const burstToken = (ctx: CheckContext): ManifestToken =>
 const probeToken = (ctx: CheckContext, candidates: readonly ManifestToken[]): ManifestToken | undefined =>
   leastUsed(
     ctx,
-    candidates.filter((t) => t.scopes.includes("contacts:read")),
+    candidates.filter((t) => t.scopes.includes(ctx.spec.LISTS.contacts.scope)),
   );
 
 /** The burst's answer that stopped it, as a failure: a 5xx is the no-5xx rule's, anything else this rule's. */
@@ -140,8 +140,8 @@ function expectLimited(
   }
   expectError(
     b.limited,
-    429,
-    "rate_limited",
+    ctx.spec.ERRORS.rateLimited.status,
+    ctx.spec.ERRORS.rateLimited.code,
     "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
   );
   ctx.observe(
@@ -248,8 +248,8 @@ export const rateLimitChecks: readonly Check[] = [
       for (const ex of b.exchanges.filter((e) => e.status === 429)) {
         expectError(
           ex,
-          429,
-          "rate_limited",
+          ctx.spec.ERRORS.rateLimited.status,
+          ctx.spec.ERRORS.rateLimited.code,
           "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
         );
       }

@@ -175,13 +175,15 @@ export interface RunnerInput {
 export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
   const { options } = input;
   const clock = input.clock ?? systemKitClock;
+  const spec = input.spec ?? kitSpec();
   const shared: Shared = {
-    spec: input.spec ?? kitSpec(),
+    spec,
     http: input.http,
     tokens: new ManifestTokenPool(input.manifest, {
       skip,
       now: () => new Date(clock.now()),
       reservation: input.reservation,
+      spec,
     }),
     options,
     marker: input.marker ?? makeMarker(options.seed),

@@ -34,6 +34,13 @@ export const ORDER_FIELD: Readonly<Record<ListName, "createdAt" | "date">> = {
   expenses: "date",
 };
 
+/**
+ * spec-gaps #2, the kit's reading: a contact of type BOTH is a client and a supplier, so it may answer
+ * either filter. A reading of these three values of §2, not of the file: under a spec whose contact
+ * types do not hold all three, it does not apply (the checks that rest on it skip).
+ */
+const BOTH_READING = { both: "BOTH", parts: ["CLIENT", "SUPPLIER"] } as const;
+
 /** A scope of §5: a value of the spec file's `enums.scopes`. */
 export type Scope = string;
 
@@ -100,6 +107,13 @@ export interface KitSpec {
   CORS_METHODS: readonly string[];
   /** §4 CORS: the request headers a pre-flight allows, lower case (header names compare so). */
   CORS_HEADERS: readonly string[];
+  /** spec-gaps #2's reading (BOTH_READING), when the spec's contact types hold its three values. */
+  BOTH: { both: string; parts: readonly [string, string] } | undefined;
+  /**
+   * Values a valid body sends where any will do: the first of each enumeration (the product type §4
+   * says is the default), and another (the second, or the first again when there is one).
+   */
+  SAMPLE: { contactType: string; otherContactType: string; productType: string; otherProductType: string };
   /** Fields a variant adds to contacts and products (none in the spec as written). */
   FIELDS: Readonly<{
     contact: Readonly<Record<string, AddedField>>;
@@ -108,6 +122,13 @@ export interface KitSpec {
 }
 
 const views = new WeakMap<Spec, KitSpec>();
+
+/** An enumeration's first value: the file refuses an empty one. */
+function first(values: readonly string[]): string {
+  const [value] = values;
+  if (value === undefined) throw new Error("an enumeration of the spec file is empty");
+  return value;
+}
 
 /** The kit's view of a spec (default: the spec as written), derived once per Spec object. */
 export function kitSpec(spec: Spec = defaultSpec()): KitSpec {
@@ -163,6 +184,15 @@ export function kitSpec(spec: Spec = defaultSpec()): KitSpec {
     CORS_METHODS: spec.cors.methods,
     CORS_HEADERS: spec.cors.headers.map((h) => h.toLowerCase()),
     FIELDS: spec.fields,
+    BOTH: [BOTH_READING.both, ...BOTH_READING.parts].every((t) => enums.contactTypes.includes(t))
+      ? BOTH_READING
+      : undefined,
+    SAMPLE: {
+      contactType: first(enums.contactTypes),
+      otherContactType: enums.contactTypes[1] ?? first(enums.contactTypes),
+      productType: first(enums.productTypes),
+      otherProductType: enums.productTypes[1] ?? first(enums.productTypes),
+    },
   };
   views.set(spec, view);
   return view;

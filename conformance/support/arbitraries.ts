@@ -173,8 +173,8 @@ const overMax = (field: string, max: number, prefix: string, fill = "x"): Mutati
 });
 
 /** A valid body with every field of §4's contact table: the base each fixed rule break starts from. */
-export const fullContactBody = (marker: string): ContactBody => ({
-  type: "CLIENT",
+export const fullContactBody = (spec: KitSpec, marker: string): ContactBody => ({
+  type: spec.SAMPLE.contactType,
   name: `${marker} rule break`,
   email: "a@example.com",
   phone: "+1 514-555-0199",
@@ -223,7 +223,7 @@ export function applyBreak(valid: JsonObject, m: Mutation): InvalidBody {
 
 /** The fixed examples of contacts.invalid-bodies: every single-rule break, on a full valid body. */
 export const contactRuleBreakExamples = (spec: KitSpec, marker: string): InvalidBody[] =>
-  contactRuleBreaks(spec, marker).map((m) => applyBreak(fullContactBody(marker), m));
+  contactRuleBreaks(spec, marker).map((m) => applyBreak(fullContactBody(spec, marker), m));
 
 /**
  * Contact bodies breaking one rule of §4's body table or §8's limits, drawn at random on top of the
@@ -319,11 +319,11 @@ export function productJson(draft: ProductDraft): JsonObject {
 }
 
 /** A valid product body with every field of §4's table: the base each fixed rule break starts from. */
-export const fullProductBody = (marker: string, sku: string): JsonObject => ({
+export const fullProductBody = (spec: KitSpec, marker: string, sku: string): JsonObject => ({
   sku,
   name: `${marker} rule break`,
   description: "One hour of consulting.",
-  type: "SERVICE",
+  type: spec.SAMPLE.otherProductType,
   unitPrice: 10,
   taxable: false,
 });
@@ -358,7 +358,7 @@ export const productRuleBreakExamples = (
   marker: string,
   sku: (n: number) => string,
 ): InvalidBody[] =>
-  productRuleBreaks(spec, marker).map((m, i) => applyBreak(fullProductBody(marker, sku(i)), m));
+  productRuleBreaks(spec, marker).map((m, i) => applyBreak(fullProductBody(spec, marker, sku(i)), m));
 
 /**
  * Product bodies breaking one rule of §4's body table or §8's limits, drawn at random on top of the

@@ -100,7 +100,7 @@ export function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDr
 
 /** A contact body that any implementation must accept, named with the marker. */
 export const validContact = (ctx: CheckContext, tag: string): JsonObject => ({
-  type: "CLIENT",
+  type: ctx.spec.SAMPLE.contactType,
   name: `${ctx.marker} ${tag}`,
 });
 
@@ -174,9 +174,10 @@ export type ContactVariant = "minimal" | "full";
 
 /** The bodies of the run's two reference contacts: one with the required fields, one with every field. */
 export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObject {
-  if (variant === "minimal") return { type: "CLIENT", name: `${ctx.marker} minimal contact` };
+  if (variant === "minimal")
+    return { type: ctx.spec.SAMPLE.contactType, name: `${ctx.marker} minimal contact` };
   return {
-    type: "SUPPLIER",
+    type: ctx.spec.SAMPLE.otherContactType,
     // Non-ASCII on purpose: §1 "UTF-8 encoded" is read back through it.
     name: `${ctx.marker} Élodie Côté, Café 日本`,
     email: `${ctx.marker}.full@example.com`,
@@ -213,7 +214,7 @@ export function productDraft(ctx: CheckContext, variant: ProductVariant): Produc
     sku: `${ctx.marker}-full`,
     name: `${ctx.marker} Consultation`,
     description: "One hour of consulting, billed by the hour.",
-    type: "SERVICE",
+    type: ctx.spec.SAMPLE.otherProductType,
     // Written exactly: 1234.5 must read back as "1234.5000" (spec-gaps #19).
     unitPrice: "1234.5",
     taxable: false,

@@ -26,8 +26,9 @@ export function matchesFilter(
   reading: FilterReading = "either",
 ): boolean {
   const own = item[filterField(spec, list)];
-  if (list !== "contacts") return own === value;
-  return own === value || (reading === "either" && value !== "BOTH" && own === "BOTH");
+  const both = spec.BOTH?.both;
+  if (list !== "contacts" || both === undefined) return own === value;
+  return own === value || (reading === "either" && value !== both && own === both);
 }
 
 /** What an answer to the filter may hold, as a failure says it: "only type CLIENT or BOTH". */
@@ -37,7 +38,9 @@ export function filterExpectation(
   value: string,
   reading: FilterReading = "either",
 ): string {
-  const both = list === "contacts" && reading === "either" && value !== "BOTH" ? " or BOTH" : "";
+  const name = spec.BOTH?.both;
+  const both =
+    list === "contacts" && reading === "either" && name !== undefined && value !== name ? ` or ${name}` : "";
   return `only ${filterField(spec, list)} ${value}${both}`;
 }
 

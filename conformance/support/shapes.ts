@@ -402,7 +402,7 @@ export function listedProductProblems(spec: KitSpec, sent: ProductDraft, item: J
   const expected: JsonObject = {
     sku: sent.sku,
     name: sent.name,
-    type: sent.type ?? "PRODUCT",
+    type: sent.type ?? spec.SAMPLE.productType,
     taxable: sent.taxable ?? true,
     unitPrice: new Decimal(sent.unitPrice).toFixed(4),
     ...(sent.description === undefined ? {} : { description: sent.description }),

@@ -51,6 +51,10 @@ const fieldsCheck = (list: ListName, what: string, clause: readonly ClauseId[]):
   level: "MUST",
   rule: `Every ${what} in a list has §2's fields with their types and formats (optional ones absent, null or typed)${clause.includes("§3 Token status.3") ? ", and no status field (§3)" : ""}`,
   gap: 4,
+  // A variant's added fields are judged in the list too (support/shapes.ts, recordFields).
+  ...(list === "contacts" || list === "products"
+    ? { reads: [list === "contacts" ? "fields.contact.*" : "fields.product.*"] as const }
+    : {}),
   async run(ctx) {
     const { ex, items } = await pageItems(ctx, list);
     if (items.length === 0) ctx.skip(`organization 0 has no ${list} to inspect`);

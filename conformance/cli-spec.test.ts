@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyVariant, defaultSpec } from "../spec/variant.js";
 import { main, type CliIo } from "./cli.js";
 import { kitSpec } from "./spec/kit-spec.js";
-import { fieldProblems, recordFields } from "./support/shapes.js";
+import { fieldProblems, listedContactProblems, recordFields } from "./support/shapes.js";
+import { contactBodyArb, fullProductBody, productBodyArb } from "./support/arbitraries.js";
+import fc from "fast-check";
 
 /** The spec author's commands: --spec, --print-spec, --list under a variant, spec-diff. */
 
@@ -179,5 +181,36 @@ describe("an added field, in the record shapes", () => {
     expect(fieldProblems({ ...product, currency: 3 }, fields).map((p) => p.field)).toEqual(["currency"]);
     // Under the spec as written the field is no rule at all.
     expect(fieldProblems({ ...product, currency: 3 }, recordFields(kitSpec()).products)).toEqual([]);
+  });
+
+  it("is sent by the kit's valid bodies: a required one always, every one in the full bodies", () => {
+    const spec = kitSpec(
+      applyVariant({
+        fields: {
+          contact: { region: { type: "string", required: true, enum: ["QC", "ON"] } },
+          product: {
+            currency: { type: "string", required: false, maxLength: 3 },
+            weight: { type: "decimal", required: true },
+          },
+        },
+      }),
+    );
+    for (const body of fc.sample(contactBodyArb(spec, "cfk-t"), { numRuns: 20, seed: 7 }))
+      expect(body).toMatchObject({ region: "QC" });
+    for (const draft of fc.sample(productBodyArb(spec, "cfk-t"), { numRuns: 20, seed: 7 })) {
+      expect(draft).toMatchObject({ weight: 12.5 });
+      expect(draft).not.toHaveProperty("currency");
+    }
+    expect(fullProductBody(spec, "cfk-t", "sku-1")).toMatchObject({ currency: "x", weight: 12.5 });
+    // A decimal read back as §2's money is what was sent.
+    const contact = {
+      type: "CLIENT",
+      name: "n",
+      region: "QC",
+      id: "c",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    };
+    expect(listedContactProblems(spec, { type: "CLIENT", name: "n", region: "QC" }, contact)).toEqual([]);
   });
 });

@@ -197,3 +197,29 @@ export function kitSpec(spec: Spec = defaultSpec()): KitSpec {
   views.set(spec, view);
   return view;
 }
+
+/**
+ * A valid value of each field a spec adds to a resource (`required` only, or every one): what the kit's
+ * valid bodies carry, so that a spec with a required added field does not see every creation refused.
+ * A string its first enumeration value or "x", a number 1, a boolean true, a decimal 12.5 (served 12.5000).
+ */
+export function addedValues(
+  spec: KitSpec,
+  resource: "contact" | "product",
+  which: "required" | "all",
+): Record<string, string | number | boolean> {
+  return Object.fromEntries(
+    Object.entries(spec.FIELDS[resource])
+      .filter(([, f]) => which === "all" || f.required)
+      .map(([name, f]): [string, string | number | boolean] => [
+        name,
+        f.type === "string"
+          ? (f.enum?.[0] ?? "x")
+          : f.type === "number"
+            ? 1
+            : f.type === "boolean"
+              ? true
+              : 12.5,
+      ]),
+  );
+}

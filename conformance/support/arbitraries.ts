@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import { snippet, type JsonObject } from "./assert.js";
-import { LIST_NAMES, type KitSpec, type ListName } from "../spec/kit-spec.js";
+import { addedValues, LIST_NAMES, type KitSpec, type ListName } from "../spec/kit-spec.js";
 
 /**
  * Named generators for the property checks. Valid bodies stay inside what the spec promises will work
@@ -79,18 +79,20 @@ export type ContactBody = {
 };
 
 export function contactBodyArb(spec: KitSpec, marker: string): fc.Arbitrary<ContactBody> {
-  return fc.record(
-    {
-      type: fc.constantFrom(...spec.CONTACT_TYPES),
-      name: markedTextArb(marker, spec.MAX.contactName),
-      email: emailArb,
-      phone: phoneArb,
-      address: textArb(1, spec.MAX.contactAddress),
-      taxNumberTPS: taxNumberArb,
-      taxNumberTVQ: taxNumberArb,
-    },
-    { requiredKeys: ["type", "name"] },
-  );
+  return fc
+    .record(
+      {
+        type: fc.constantFrom(...spec.CONTACT_TYPES),
+        name: markedTextArb(marker, spec.MAX.contactName),
+        email: emailArb,
+        phone: phoneArb,
+        address: textArb(1, spec.MAX.contactAddress),
+        taxNumberTPS: taxNumberArb,
+        taxNumberTVQ: taxNumberArb,
+      },
+      { requiredKeys: ["type", "name"] },
+    )
+    .map((body) => ({ ...body, ...addedValues(spec, "contact", "required") }));
 }
 
 /** A body that breaks one rule, and which. */
@@ -174,6 +176,7 @@ const overMax = (field: string, max: number, prefix: string, fill = "x"): Mutati
 
 /** A valid body with every field of §4's contact table: the base each fixed rule break starts from. */
 export const fullContactBody = (spec: KitSpec, marker: string): ContactBody => ({
+  ...addedValues(spec, "contact", "all"),
   type: spec.SAMPLE.contactType,
   name: `${marker} rule break`,
   email: "a@example.com",
@@ -287,19 +290,21 @@ export type ProductDraft = {
 const SKU_TAIL_MAX = 40;
 
 export function productBodyArb(spec: KitSpec, marker: string): fc.Arbitrary<ProductDraft> {
-  return fc.record(
-    {
-      sku: fc
-        .stringMatching(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${SKU_TAIL_MAX - 1}}$`))
-        .map((t) => `${marker}-${t}`),
-      name: markedTextArb(marker, spec.MAX.productName),
-      description: textArb(1, spec.MAX.productDescription),
-      type: fc.constantFrom(...spec.PRODUCT_TYPES),
-      unitPrice: decimalTextArb(),
-      taxable: fc.boolean(),
-    },
-    { requiredKeys: ["sku", "name", "unitPrice"] },
-  );
+  return fc
+    .record(
+      {
+        sku: fc
+          .stringMatching(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${SKU_TAIL_MAX - 1}}$`))
+          .map((t) => `${marker}-${t}`),
+        name: markedTextArb(marker, spec.MAX.productName),
+        description: textArb(1, spec.MAX.productDescription),
+        type: fc.constantFrom(...spec.PRODUCT_TYPES),
+        unitPrice: decimalTextArb(),
+        taxable: fc.boolean(),
+      },
+      { requiredKeys: ["sku", "name", "unitPrice"] },
+    )
+    .map((draft) => ({ ...draft, ...addedValues(spec, "product", "required") }));
 }
 
 /**
@@ -320,6 +325,7 @@ export function productJson(draft: ProductDraft): JsonObject {
 
 /** A valid product body with every field of §4's table: the base each fixed rule break starts from. */
 export const fullProductBody = (spec: KitSpec, marker: string, sku: string): JsonObject => ({
+  ...addedValues(spec, "product", "all"),
   sku,
   name: `${marker} rule break`,
   description: "One hour of consulting.",

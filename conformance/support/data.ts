@@ -4,7 +4,7 @@ import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
 import { memoSlot, valueSlot } from "./shared.js";
-import { type ListName } from "../spec/kit-spec.js";
+import { addedValues, type ListName } from "../spec/kit-spec.js";
 
 /**
  * What several checks share: tokens, the first page of each list, the records a run creates (created
@@ -102,6 +102,7 @@ export function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDr
 export const validContact = (ctx: CheckContext, tag: string): JsonObject => ({
   type: ctx.spec.SAMPLE.contactType,
   name: `${ctx.marker} ${tag}`,
+  ...addedValues(ctx.spec, "contact", "required"),
 });
 
 /** A product body that any implementation must accept, with a sku of its own. */
@@ -109,6 +110,7 @@ export const validProduct = (ctx: CheckContext, tag: string): JsonObject => ({
   sku: unique(ctx, tag),
   name: `${ctx.marker} ${tag}`,
   unitPrice: 10,
+  ...addedValues(ctx.spec, "product", "required"),
 });
 
 export const listRequest = (
@@ -175,7 +177,11 @@ export type ContactVariant = "minimal" | "full";
 /** The bodies of the run's two reference contacts: one with the required fields, one with every field. */
 export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObject {
   if (variant === "minimal")
-    return { type: ctx.spec.SAMPLE.contactType, name: `${ctx.marker} minimal contact` };
+    return {
+      type: ctx.spec.SAMPLE.contactType,
+      name: `${ctx.marker} minimal contact`,
+      ...addedValues(ctx.spec, "contact", "required"),
+    };
   return {
     type: ctx.spec.SAMPLE.otherContactType,
     // Non-ASCII on purpose: §1 "UTF-8 encoded" is read back through it.
@@ -185,6 +191,7 @@ export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObj
     address: "1234 rue Saint-Denis, Montréal (Québec) H2X 3K8",
     taxNumberTPS: "123456789RT0001",
     taxNumberTVQ: "1234567890TQ0001",
+    ...addedValues(ctx.spec, "contact", "all"),
   };
 }
 
@@ -208,7 +215,12 @@ export type ProductVariant = "minimal" | "full";
 export function productDraft(ctx: CheckContext, variant: ProductVariant): ProductDraft {
   if (variant === "minimal") {
     // Defaults (type PRODUCT, taxable true) and the lower bound of unitPrice (>= 0).
-    return { sku: `${ctx.marker}-minimal`, name: `${ctx.marker} minimal product`, unitPrice: "0" };
+    return {
+      sku: `${ctx.marker}-minimal`,
+      name: `${ctx.marker} minimal product`,
+      unitPrice: "0",
+      ...addedValues(ctx.spec, "product", "required"),
+    };
   }
   return {
     sku: `${ctx.marker}-full`,
@@ -218,6 +230,7 @@ export function productDraft(ctx: CheckContext, variant: ProductVariant): Produc
     // Written exactly: 1234.5 must read back as "1234.5000" (spec-gaps #19).
     unitPrice: "1234.5",
     taxable: false,
+    ...addedValues(ctx.spec, "product", "all"),
   };
 }
 

@@ -390,7 +390,12 @@ export function contactCreationProblems(spec: KitSpec, sent: JsonObject, data: J
  */
 export function listedContactProblems(spec: KitSpec, sent: JsonObject, item: JsonObject): FieldProblem[] {
   const out = fieldProblems(item, recordFields(spec).contacts);
-  for (const [f, v] of Object.entries(sent)) {
+  for (const [f, sentValue] of Object.entries(sent)) {
+    // An added decimal is served as §2's money: 12.5 sent reads 12.5000.
+    const v =
+      spec.FIELDS.contact[f]?.type === "decimal" && typeof sentValue === "number"
+        ? new Decimal(sentValue).toFixed(4)
+        : sentValue;
     if (item[f] !== v) out.push(problem(f, "not as sent", `sent ${show(v)}, listed ${show(item[f])}`));
   }
   return [...out, ...filledUnsent(sent, item, CONTACT_OPTIONAL)];

@@ -83,6 +83,8 @@ interface RawBody {
 /** A contact body that is valid JSON but for one thing, named so that it can be looked for. */
 function malformedBodies(ctx: CheckContext): RawBody[] {
   const name = (n: string): string => `${ctx.marker} malformed ${n}`;
+  /** A contact type as JSON text: the bodies are otherwise valid. */
+  const type = JSON.stringify(ctx.spec.SAMPLE.contactType);
   const contact = (what: string, text: (name: string) => string): RawBody => ({
     what,
     path: ctx.spec.LISTS.contacts.path,
@@ -99,29 +101,19 @@ function malformedBodies(ctx: CheckContext): RawBody[] {
     {
       what: "Truncated JSON",
       path: ctx.spec.LISTS.contacts.path,
-      text: '{"type": ctx.spec.SAMPLE.contactType, "name": ',
+      text: `{"type": ${type}, "name": `,
     },
     { what: "Truncated JSON to products", path: ctx.spec.LISTS.products.path, text: '{"sku": ' },
     { what: "An empty body", path: ctx.spec.LISTS.contacts.path, text: "" },
     contact("single quotes", (n) => `{'type': 'CLIENT', 'name': '${n}'}`),
-    contact("a trailing comma", (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}",}`),
-    contact(
-      "a block comment",
-      (n) => `{"type": ctx.spec.SAMPLE.contactType, /* a comment */ "name": "${n}"}`,
-    ),
-    contact("a line comment", (n) => `{"type": ctx.spec.SAMPLE.contactType, // a comment\n"name": "${n}"}`),
-    contact("unquoted keys", (n) => `{type: ctx.spec.SAMPLE.contactType, name: "${n}"}`),
-    contact(
-      "a raw line break in a string",
-      (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}\nx"}`,
-    ),
-    contact("an escape JSON has not", (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n} \\x41"}`),
-    contact("more after the object", (n) => `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}"} x`),
-    contact(
-      "two objects",
-      (n) =>
-        `{"type": ctx.spec.SAMPLE.contactType, "name": "${n}"}{"type": ctx.spec.SAMPLE.contactType, "name": "${n} 2"}`,
-    ),
+    contact("a trailing comma", (n) => `{"type": ${type}, "name": "${n}",}`),
+    contact("a block comment", (n) => `{"type": ${type}, /* a comment */ "name": "${n}"}`),
+    contact("a line comment", (n) => `{"type": ${type}, // a comment\n"name": "${n}"}`),
+    contact("unquoted keys", (n) => `{type: ${type}, name: "${n}"}`),
+    contact("a raw line break in a string", (n) => `{"type": ${type}, "name": "${n}\nx"}`),
+    contact("an escape JSON has not", (n) => `{"type": ${type}, "name": "${n} \\x41"}`),
+    contact("more after the object", (n) => `{"type": ${type}, "name": "${n}"} x`),
+    contact("two objects", (n) => `{"type": ${type}, "name": "${n}"}{"type": ${type}, "name": "${n} 2"}`),
     priced("NaN", "NaN"),
     priced("Infinity", "Infinity"),
     priced("minus Infinity", "-Infinity"),
@@ -138,7 +130,7 @@ function nonObjectBodies(ctx: CheckContext): RawBody[] {
   const contact = (n: string): string => JSON.stringify({ type: ctx.spec.SAMPLE.contactType, name: name(n) });
   const at = ctx.spec.LISTS.contacts.path;
   return [
-    ...["[]", "ctx.spec.SAMPLE.contactType", "null", "42", "true"].map((text) => ({
+    ...["[]", JSON.stringify(ctx.spec.SAMPLE.contactType), "null", "42", "true"].map((text) => ({
       what: `The body ${text}`,
       path: at,
       text,
@@ -289,7 +281,7 @@ const checks: readonly Check[] = [
     rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards; a target that answers before it has read the whole body and closes the connection (as HTTP allows) is judged on the answer when the kit could read it, and not failed when it could not",
     gap: 15,
     async run(ctx) {
-      const head = `{"type":ctx.spec.SAMPLE.contactType,"name":"${ctx.marker} oversized","address":"`;
+      const head = `{"type":${JSON.stringify(ctx.spec.SAMPLE.contactType)},"name":"${ctx.marker} oversized","address":"`;
       const sent = postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE);
       let ex: HttpExchange | undefined;
       try {

@@ -9,6 +9,7 @@ import {
   TargetUnreachableError,
 } from "./index.js";
 import { kitIdentity } from "./kit.js";
+import { kitSpec } from "./spec/kit-spec.js";
 import { ManifestError, loadManifest } from "./manifest.js";
 import { ManifestMismatchError } from "./engine/preflight.js";
 import { BaselineError, checkBaseline, readBaseline } from "./report/baseline.js";
@@ -28,6 +29,10 @@ import {
 } from "./report/reporters.js";
 import { InvalidOptionError, selectChecks } from "./engine/runner.js";
 import { systemKitClock, type Check, type KitClock, type Profile } from "./types.js";
+import { loadSpecFile } from "../spec/file.js";
+import type { Spec } from "../spec/schema.js";
+import { SpecVariantError, defaultSpec } from "../spec/variant.js";
+import { renderSpecDiff, specDiff } from "./report/spec-diff.js";
 
 /** Where the CLI writes; tests give their own to read what a user would see. */
 export interface CliIo {
@@ -73,6 +78,8 @@ interface CliOptions {
   grep?: string;
   slow?: boolean;
   list?: boolean;
+  spec?: string;
+  printSpec?: boolean;
 }
 
 /**
@@ -87,6 +94,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv[2] === "compare") return compare(argv.slice(3), io);
+  if (argv[2] === "spec-diff") return specDiffCommand(argv.slice(3), io);
   const program = buildProgram(io);
   try {
     program.parse([...argv], { from: "node" });
@@ -95,8 +103,21 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     throw error;
   }
   const opts = program.opts<CliOptions>();
+  let spec: Spec;
   try {
-    if (opts.list === true) return await list(opts, io);
+    spec = opts.spec === undefined ? defaultSpec() : await loadSpecFile(opts.spec);
+  } catch (error) {
+    if (!(error instanceof SpecVariantError)) throw error;
+    // Every bad key path, one a line: the author fixes the file in one pass.
+    io.stderr(`conformance: ${error.message}\n`);
+    return 2;
+  }
+  if (opts.printSpec === true) {
+    io.stdout(`${JSON.stringify(spec, null, 2)}\n`);
+    return 0;
+  }
+  try {
+    if (opts.list === true) return await list(opts, io, spec);
     if (opts.format !== undefined) throw new InvalidOptionError("--format applies to --list");
     const targets = resolveReporters(opts.reporter, opts.output);
     const kit = kitIdentity();
@@ -110,7 +131,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         kit.version,
       );
     }
-    const manifest = opts.tokens === undefined ? undefined : await loadManifest(opts.tokens);
+    const manifest = opts.tokens === undefined ? undefined : await loadManifest(opts.tokens, kitSpec(spec));
     const clock = io.clock ?? systemKitClock;
     const progress = new RunProgress({
       write: (text) => io.stderr(text),
@@ -122,6 +143,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     try {
       report = await runConformance({
         baseUrl: opts.baseUrl,
+        ...(opts.spec === undefined ? {} : { spec }),
         ...(manifest === undefined || opts.tokens === undefined ? {} : { manifest, tokensFile: opts.tokens }),
         seed: opts.seed,
         grep: opts.grep,
@@ -187,7 +209,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
  * --list: the catalogue as text, the clause document (--format markdown) or the kit's stance on the
  * open points (--format stance), to stdout or --output.
  */
-async function list(opts: CliOptions, io: CliIo): Promise<number> {
+async function list(opts: CliOptions, io: CliIo, spec: Spec): Promise<number> {
   const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
   const listed =
     opts.grep === undefined
@@ -197,7 +219,7 @@ async function list(opts: CliOptions, io: CliIo): Promise<number> {
         );
   const text =
     opts.format === "markdown"
-      ? renderClauseDocument(listed, kitIdentity())
+      ? renderClauseDocument(listed, kitIdentity(spec), spec)
       : opts.format === "stance"
         ? renderStanceDocument(listed, kitIdentity())
         : renderCatalogue(listed);
@@ -207,6 +229,45 @@ async function list(opts: CliOptions, io: CliIo): Promise<number> {
     await writeFile(opts.output, text, "utf8");
   }
   return 0;
+}
+
+/**
+ * `conformance spec-diff A.json B.json`: the clauses and checks whose expectations differ between two
+ * spec files (each a variant merged over the default, as --spec reads it). Exit 0 however much they
+ * differ; 2 for a usage error or a file that is no valid spec.
+ */
+async function specDiffCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const command = new Command("conformance spec-diff")
+    .description(
+      "List the clauses and checks whose expectations differ between two spec files (variants merged over the default).",
+    )
+    .argument("<a>", "a spec file or variant")
+    .argument("<b>", "another")
+    .helpOption("-h, --help", "show this help")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout(text),
+      writeErr: (text) => io.stderr(text),
+      outputError: (text, write) =>
+        write(`conformance spec-diff: ${oneLine(text).replace(/^error: /, "")}\n`),
+    });
+  try {
+    command.parse([...args], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const [fileA = "", fileB = ""] = command.args;
+  try {
+    const [a, b] = [await loadSpecFile(fileA), await loadSpecFile(fileB)];
+    const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
+    io.stdout(renderSpecDiff(specDiff(a, b, catalogue), [fileA, fileB]));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SpecVariantError)) throw error;
+    io.stderr(`conformance spec-diff: ${error.message}\n`);
+    return 2;
+  }
 }
 
 interface CompareOptions {
@@ -269,7 +330,8 @@ function buildProgram(io: CliIo): Command {
     .description(
       "Check an implementation of the accounting REST API against its spec, clause by clause.\n" +
         "Without --base-url, the reference server is started in process and checked.\n" +
-        "`conformance compare A.json B.json …` puts reports written with --reporter json side by side.",
+        "`conformance compare A.json B.json …` puts reports written with --reporter json side by side.\n" +
+        "`conformance spec-diff A.json B.json` lists the clauses and checks two spec files set apart.",
     )
     .addOption(new Option("--base-url <url>", "the implementation to check").argParser(parseUrl))
     .addOption(
@@ -328,6 +390,13 @@ function buildProgram(io: CliIo): Command {
         "run the checks even if the manifest's tokens are not what the target takes them for",
       ),
     )
+    .addOption(
+      new Option(
+        "--spec <file>",
+        "the spec the target is held to: a spec file, or a variant merged over the spec as written (default: the spec as written)",
+      ),
+    )
+    .addOption(new Option("--print-spec", "print the spec (merged with --spec's variant) as JSON and exit"))
     .addOption(new Option("--list", "print the checks, grouped by section, and exit"))
     .addOption(
       new Option(

@@ -1,6 +1,6 @@
 import type { ClauseId } from "./spec/clauses.js";
-import { LISTS, MAX } from "./spec/constants.js";
 import type { HttpExchange, HttpRequest } from "./exchange.js";
+import { kitSpec, type KitSpec } from "./spec/kit-spec.js";
 
 /**
  * What a failure and an observation say about themselves beyond their text: a stable key (the same
@@ -107,12 +107,15 @@ export const FOUNDATIONS: Readonly<Record<FoundationRule, Foundation>> = {
  * the filter values §4 lists for it, and nothing else: a request the spec says is valid, and the one
  * the kit reads a whole list with. A 400 to it is the list.largest-page defect, whichever check sent it.
  */
-export function isLargestPageRead(request: Pick<HttpRequest, "method" | "path" | "query">): boolean {
-  const list = Object.values(LISTS).find((l) => l.path === request.path);
+export function isLargestPageRead(
+  request: Pick<HttpRequest, "method" | "path" | "query">,
+  spec: KitSpec = kitSpec(),
+): boolean {
+  const list = Object.values(spec.LISTS).find((l) => l.path === request.path);
   if (request.method.toUpperCase() !== "GET" || list === undefined) return false;
   const entries = Object.entries(request.query ?? {});
   return (
-    entries.some(([k, v]) => k === "limit" && v === String(MAX.pageMax)) &&
+    entries.some(([k, v]) => k === "limit" && v === String(spec.MAX.pageMax)) &&
     entries.every(
       ([k, v]) =>
         k === "limit" ||
@@ -184,19 +187,33 @@ export const failureKey = (...parts: ReadonlyArray<string | number | undefined>)
   parts.filter((p) => p !== undefined && p !== "").join(" | ");
 
 /** The words of the spec's paths: a path segment that is none of them is the run's own (a marker, an id). */
-const PATH_WORDS = new Set(
-  Object.values(LISTS).flatMap((list) => list.path.split("/").filter((s) => s !== "")),
-);
+const pathWords = new WeakMap<KitSpec, ReadonlySet<string>>();
+function wordsOf(spec: KitSpec): ReadonlySet<string> {
+  let words = pathWords.get(spec);
+  if (words === undefined) {
+    words = new Set(
+      Object.values(spec.LISTS).flatMap((list) =>
+        list.path
+          .toLowerCase()
+          .split("/")
+          .filter((s) => s !== ""),
+      ),
+    );
+    pathWords.set(spec, words);
+  }
+  return words;
+}
 
 /**
  * A request as a key names it: its method and path, every segment that is not a word of the spec's
  * paths written `*`, the query left out. `GET /api/v1/contacts/*` for a contact's id, `GET
  * /api/v1/*` for an unknown path, `GET /API/V1/contacts` kept as sent.
  */
-export function routeOf(request: Pick<HttpRequest, "method" | "path">): string {
+export function routeOf(request: Pick<HttpRequest, "method" | "path">, spec: KitSpec = kitSpec()): string {
+  const words = wordsOf(spec);
   const path = request.path
     .split("/")
-    .map((s) => (s === "" || PATH_WORDS.has(s.toLowerCase()) ? s : "*"))
+    .map((s) => (s === "" || words.has(s.toLowerCase()) ? s : "*"))
     .join("/");
   return `${request.method.toUpperCase()} ${path}`;
 }

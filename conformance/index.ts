@@ -1,7 +1,10 @@
 import { randomInt } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DEFAULT_RATE_LIMIT, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
+import { defaultRateLimit, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
+import { kitSpec, type KitSpec } from "./spec/kit-spec.js";
+import type { Spec } from "../spec/schema.js";
+import { defaultSpec, diffSpecs } from "../spec/variant.js";
 import { FetchHttpClient } from "./engine/client.js";
 import { RequestError } from "./failures.js";
 import { kitIdentity } from "./kit.js";
@@ -61,6 +64,11 @@ export { renderJsonReport } from "./report/json.js";
 export interface ConformanceOptions {
   /** The target; without it the reference server is started in process and run against. */
   baseUrl?: string;
+  /**
+   * The spec the target is held to: the default file (the spec as written) unless given, e.g. a variant
+   * read with `loadSpecFile` (`--spec FILE`). Every check reads its numbers, codes and paths from it.
+   */
+  spec?: Spec;
   /** Default: the embedded reference's manifest, or the reference fixtures' manifest for a target. */
   manifest?: TokenManifest;
   /** The file the manifest was read from (--tokens): a replay command names it. */
@@ -71,11 +79,11 @@ export interface ConformanceOptions {
   /** Default: random 32-bit, always reported. */
   seed?: number;
   numRuns?: number;
-  /** Requests per window the target enforces; default the manifest's `rateLimit.requests`, else 100 (§8). */
+  /** Requests per window the target enforces; default the manifest's `rateLimit.requests`, else the spec's (§8). */
   rateLimit?: number;
   /** What the target's limit counts; default the manifest's `rateLimit.per`, else "token". */
   rateLimitPer?: RateLimitScope;
-  /** Default 60 000 (§8 "per minute"); 1 000 against the embedded reference. */
+  /** Default the spec's window (§8 "per minute": 60 000); 1 000 against the embedded reference. */
   rateWindowMs?: number;
   grep?: string;
   slow?: boolean;
@@ -131,6 +139,14 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       ? (options.clock ?? systemKitClock)
       : watchedClock(options.clock ?? systemKitClock, progress, () => current);
   const embedded = options.baseUrl === undefined;
+  const spec = kitSpec(options.spec);
+  if (embedded && options.spec !== undefined && diffSpecs(defaultSpec(), options.spec).length > 0) {
+    // The embedded reference serves the spec as written: a run under a variant would fail it on
+    // every changed clause. Say so rather than report those failures as the reference's.
+    throw new InvalidOptionError(
+      "a spec variant needs a target (--base-url): the embedded reference serves the spec as written",
+    );
+  }
   if (options.rateLimit !== undefined) positiveInteger("rate limit", options.rateLimit);
   const numRuns = positiveInteger("number of runs", options.numRuns ?? 25);
   const seed = options.seed ?? randomInt(2 ** 32);
@@ -138,19 +154,18 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
   if (options.grep !== undefined) compileGrep(options.grep);
   const rateWindowMs = embedded
     ? EMBEDDED_RATE_WINDOW_MS
-    : positiveInteger("rate window (ms)", options.rateWindowMs ?? 60_000);
+    : positiveInteger("rate window (ms)", options.rateWindowMs ?? spec.RATE.windowMs);
   // The embedded reference counts per token, at the rate asked for (100 unless told otherwise).
   const target = embedded
-    ? await startEmbedded(
-        options.rateLimit ?? options.manifest?.rateLimit?.requests ?? DEFAULT_RATE_LIMIT.requests,
-      )
+    ? await startEmbedded(options.rateLimit ?? options.manifest?.rateLimit?.requests ?? spec.RATE.requests)
     : undefined;
   try {
     const baseUrl = target?.baseUrl ?? checkBaseUrl(options.baseUrl ?? "");
-    const manifest = options.manifest ?? target?.manifest ?? (await loadManifest(defaultManifestPath()));
+    const manifest =
+      options.manifest ?? target?.manifest ?? (await loadManifest(defaultManifestPath(), spec));
     const declared = manifest.rateLimit;
-    const rateLimit = options.rateLimit ?? declared?.requests ?? DEFAULT_RATE_LIMIT.requests;
-    const rateLimitPer = options.rateLimitPer ?? declared?.per ?? DEFAULT_RATE_LIMIT.per;
+    const rateLimit = options.rateLimit ?? declared?.requests ?? defaultRateLimit(spec).requests;
+    const rateLimitPer = options.rateLimitPer ?? declared?.per ?? defaultRateLimit(spec).per;
     const source =
       options.rateLimit !== undefined || options.rateLimitPer !== undefined
         ? "option"
@@ -171,7 +186,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       origin: RUN_ORIGIN,
     };
     // One token is kept out of the run's traffic: the rate-limit burst's fresh budget (spec-gaps #21).
-    const reservation = new BurstReservation(reserveForBurst(manifest, clock.now()));
+    const reservation = new BurstReservation(reserveForBurst(manifest, clock.now(), spec));
     const pacer = new RatePacer({
       rateLimit,
       windowMs: rateWindowMs,
@@ -189,6 +204,7 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       now: () => clock.now(),
       onRequest: progress === undefined ? undefined : () => progress.requestSent(),
       origin: RUN_ORIGIN,
+      spec,
     });
     const catalogue = options.catalogue ?? (await loadDefaultCatalogue());
     progress?.start(
@@ -199,8 +215,8 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
         slow: options.slow,
       }).length,
     );
-    await probe(http, baseUrl);
-    if (options.preflight === true) await preflight(http, manifest, clock.now(), { reservation });
+    await probe(http, baseUrl, spec);
+    if (options.preflight === true) await preflight(http, manifest, clock.now(), { reservation, spec });
     const ran = await runChecks({
       catalogue,
       http,
@@ -219,12 +235,13 @@ export async function runConformance(options: ConformanceOptions): Promise<RunRe
       },
       clock,
       reservation,
+      spec,
     });
     const attributed = attributeBlockers(ran);
     const judged = options.baseline === undefined ? undefined : applyBaseline(attributed, options.baseline);
     const limited = http.limits;
     return {
-      kit: kitIdentity(),
+      kit: kitIdentity(spec.file),
       target: baseUrl,
       embedded,
       options: runOptions,
@@ -267,9 +284,9 @@ export function requestsByToken(history: readonly HttpExchange[]): Record<string
 }
 
 /** One unauthenticated request: any HTTP answer will do, none at all means there is nothing to check. */
-async function probe(http: FetchHttpClient, baseUrl: string): Promise<void> {
+async function probe(http: FetchHttpClient, baseUrl: string, spec: KitSpec): Promise<void> {
   try {
-    await http.send({ method: "GET", path: "/api/v1/contacts" });
+    await http.send({ method: "GET", path: spec.LISTS.contacts.path });
   } catch (error) {
     if (error instanceof RequestError) throw new TargetUnreachableError(baseUrl, error.actual);
     throw error;

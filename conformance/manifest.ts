@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
-import { TokenManifestSchema, type TokenManifest } from "./manifest-schema.js";
+import { manifestSchema, type TokenManifest } from "./manifest-schema.js";
+import { kitSpec, type KitSpec } from "./spec/kit-spec.js";
 import { defaultFixturesDir } from "../src/store/fixtures/paths.js";
 
 /** A token manifest that cannot be read or does not follow the format; the message is one paragraph. */
@@ -20,7 +21,8 @@ export function defaultManifestPath(): string {
   return join(defaultFixturesDir(), "tokens.json");
 }
 
-export async function loadManifest(file: string): Promise<TokenManifest> {
+/** `spec`: the run's, whose scopes a token may hold (default the spec as written). */
+export async function loadManifest(file: string, spec: KitSpec = kitSpec()): Promise<TokenManifest> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -38,12 +40,12 @@ export async function loadManifest(file: string): Promise<TokenManifest> {
       `The token manifest ${file} is not JSON: ${oneLine(error instanceof Error ? error.message : String(error))}.`,
     );
   }
-  return parseManifest(value, file);
+  return parseManifest(value, file, spec);
 }
 
 /** Validates a manifest already parsed from JSON; `source` names it in the error. */
-export function parseManifest(value: unknown, source: string): TokenManifest {
-  const parsed = TokenManifestSchema.safeParse(value);
+export function parseManifest(value: unknown, source: string, spec: KitSpec = kitSpec()): TokenManifest {
+  const parsed = manifestSchema(spec).safeParse(value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map(describeIssue).join("; ");
   throw new ManifestError(

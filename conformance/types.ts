@@ -2,6 +2,8 @@ import type { Cause, Observation } from "./failures.js";
 import type { KitIdentity } from "./kit.js";
 import type { ManifestToken, RateLimitScope, TokenManifest } from "./manifest-schema.js";
 import type { ClauseRef } from "./spec/clauses.js";
+import type { KitSpec } from "./spec/kit-spec.js";
+import type { SpecKey } from "./spec/reads.js";
 import type { HttpClient } from "./exchange.js";
 
 export type { DerivedSecret, HttpClient, HttpExchange, HttpRequest } from "./exchange.js";
@@ -64,6 +66,13 @@ export interface Check {
    * for want of what the kit could send.
    */
   needs?: readonly string[];
+  /**
+   * What of the spec file the check's expectations rest on, as key paths with `*` for any one key
+   * (`limits.page.max`, `errors.duplicateSku`, `fields.product.*`): `conformance spec-diff` lists the
+   * check when two spec files differ there. Paths and the error answers every check meets are not
+   * listed (spec/reads.ts, EVERY_CHECK_READS).
+   */
+  reads?: readonly SpecKey[];
   run(ctx: CheckContext): Promise<void>;
 }
 
@@ -119,6 +128,8 @@ export interface TokenPool {
 }
 
 export interface CheckContext {
+  /** The run's spec (the default file, or the variant --spec gave): every number, code and path. */
+  spec: KitSpec;
   http: HttpClient;
   tokens: TokenPool;
   options: RunOptions;

@@ -12,7 +12,6 @@ import {
   UNAUTHORIZED,
   type RuleRow,
 } from "../support/rows.js";
-import { ENDPOINTS, LISTS } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
@@ -63,13 +62,13 @@ const describeScopes = (t: ManifestToken): string =>
  */
 async function expectScopesGrant(ctx: CheckContext, method: "GET" | "POST"): Promise<void> {
   let rows = 0;
-  for (const e of ENDPOINTS.filter((x) => x.method === method)) {
+  for (const e of ctx.spec.ENDPOINTS.filter((x) => x.method === method)) {
     const token = tokenWith(ctx, e.scope);
     if (token === undefined) continue;
     const ex = await ctx.http.send(endpointRequest(ctx, e, token));
     const rule = `${method} ${e.path} with a token holding ${describeScopes(token)} must succeed (§4)`;
     if (method === "GET") expectStatus(ex, 200, rule);
-    else if (e.path === LISTS.contacts.path) expectStatus(ex, 201, rule);
+    else if (e.path === ctx.spec.LISTS.contacts.path) expectStatus(ex, 201, rule);
     else expectSuccess(ex, rule);
     rows += 1;
   }
@@ -108,8 +107,8 @@ const checks: readonly Check[] = [
         await expectOnEveryEndpoint(
           ctx,
           { header: `Bearer ${unknown}` },
-          401,
-          "unauthorized",
+          ctx.spec.ERRORS.unauthorized.status,
+          ctx.spec.ERRORS.unauthorized.code,
           "An unknown token must get 401 (§5.6)",
         );
       }
@@ -135,11 +134,16 @@ const checks: readonly Check[] = [
       for (const m of malformed) {
         const ex = await ctx.http.send({
           method: "GET",
-          path: LISTS.contacts.path,
+          path: ctx.spec.LISTS.contacts.path,
           query: { limit: "1" },
           auth: m.auth,
         });
-        expectError(ex, 401, "unauthorized", `Authorization with ${m.what} must get 401 (§5.6)`);
+        expectError(
+          ex,
+          ctx.spec.ERRORS.unauthorized.status,
+          ctx.spec.ERRORS.unauthorized.code,
+          `Authorization with ${m.what} must get 401 (§5.6)`,
+        );
       }
     },
   },
@@ -156,8 +160,8 @@ const checks: readonly Check[] = [
           const ex = await ctx.http.send(endpointRequest(ctx, e, token));
           expectError(
             ex,
-            403,
-            "forbidden",
+            ctx.spec.ERRORS.forbidden.status,
+            ctx.spec.ERRORS.forbidden.code,
             `${e.method} ${e.path} needs ${e.scope}; a token with ${describeScopes(token)} must get 403 (§5.6)`,
           );
           pairs += 1;
@@ -195,7 +199,7 @@ const checks: readonly Check[] = [
       for (const scheme of ["bearer", "BEARER"]) {
         const ex = await ctx.http.send({
           method: "GET",
-          path: LISTS.contacts.path,
+          path: ctx.spec.LISTS.contacts.path,
           query: { limit: "1" },
           auth: { header: `${scheme} ${token.token}`, derivedFrom: { token, shell: `${scheme} $T` } },
         });
@@ -218,7 +222,7 @@ const checks: readonly Check[] = [
       for (const param of ["access_token", "token", "api_key"]) {
         const ex = await ctx.http.send({
           method: "GET",
-          path: LISTS.contacts.path,
+          path: ctx.spec.LISTS.contacts.path,
           query: { limit: "1", [param]: token.token },
           auth: null,
         });
@@ -240,13 +244,13 @@ const checks: readonly Check[] = [
       const unknownPath = `/api/v1/${ctx.marker}-nowhere`;
       const revoked = ctx.tokens.find({ kind: "revoked" });
       const noPlan = ctx.tokens.find({ kind: "no-api-plan" });
-      const lacking = tokensLacking(ctx, "contacts:write")[0];
+      const lacking = tokensLacking(ctx, ctx.spec.file.endpoints.createContact.scope)[0];
       const cases: Array<{ what: string; request: HttpRequest }> = [
         {
           what: "An unknown token with malformed JSON",
           request: {
             method: "POST",
-            path: LISTS.contacts.path,
+            path: ctx.spec.LISTS.contacts.path,
             auth: { header: `Bearer ${ctx.tokens.manifest.tokenPrefix}_unknown` },
             headers: { "Content-Type": "application/json" },
             rawBody: '{"type": "CLIENT", "name": ',
@@ -269,7 +273,7 @@ const checks: readonly Check[] = [
       if (lacking !== undefined) {
         cases.push({
           what: "A token without contacts:write posting an invalid contact",
-          request: { method: "POST", path: LISTS.contacts.path, auth: lacking, json: {} },
+          request: { method: "POST", path: ctx.spec.LISTS.contacts.path, auth: lacking, json: {} },
         });
       }
       for (const c of cases) {
@@ -290,10 +294,10 @@ const otherSpellings =
   (ctx: CheckContext): Array<{ what: string; request: HttpRequest }> => {
     const token = ctx.tokens.get({ kind: state });
     return ["bearer", "BEARER"].map((scheme) => ({
-      what: `GET ${LISTS.contacts.path}, the scheme written ${scheme}`,
+      what: `GET ${ctx.spec.LISTS.contacts.path}, the scheme written ${scheme}`,
       request: {
         method: "GET",
-        path: LISTS.contacts.path,
+        path: ctx.spec.LISTS.contacts.path,
         query: { limit: "1" },
         auth: { header: `${scheme} ${token.token}`, derivedFrom: { token, shell: `${scheme} $T` } },
       },

@@ -39,12 +39,9 @@ import {
   problemsKey,
   problemsText,
 } from "../support/shapes.js";
-import { LISTS, MAX } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /** POST /api/v1/contacts: §2's creation response, §4's body table, §8's lengths. */
-
-const PATH = LISTS.contacts.path;
 
 interface ListedContact {
   item: JsonObject;
@@ -79,7 +76,7 @@ const BLANK = onceSlot<ContactBlankExperiment>("the blank names");
 const UNKNOWN_FIELD = onceSlot<HttpExchange>("an unknown field");
 
 const postContact = (ctx: CheckContext, json: unknown): Promise<HttpExchange> =>
-  ctx.http.send({ method: "POST", path: PATH, auth: fullToken(ctx), json });
+  ctx.http.send({ method: "POST", path: ctx.spec.LISTS.contacts.path, auth: fullToken(ctx), json });
 
 /** The run's reference contact, as organization 0's list shows it; read once. */
 function listedItem(ctx: CheckContext, variant: ContactVariant): Promise<ListedContact> {
@@ -108,7 +105,7 @@ async function expectKeptIntact(
 ): Promise<void> {
   const created = await postContact(ctx, body);
   expectStatus(created, 201, `${what} must be accepted (§8)`);
-  const answered = contactCreationProblems(body, expectDataObject(created));
+  const answered = contactCreationProblems(ctx.spec, body, expectDataObject(created));
   if (answered.length > 0) {
     fail(`${what}: the creation answer does not echo what was sent`, {
       key: failureKey(kind, "creation answer", problemsKey(answered)),
@@ -125,7 +122,7 @@ async function expectKeptIntact(
     `The contact (${what})`,
     created,
   );
-  const listed = listedContactProblems(body, item);
+  const listed = listedContactProblems(ctx.spec, body, item);
   if (listed.length > 0) {
     fail(`${what}: accepted, but not kept intact (§8)`, {
       key: failureKey(kind, "listed", problemsKey(listed)),
@@ -148,20 +145,20 @@ const BMP = "\u00E9";
 function astralExperiment(ctx: CheckContext): Promise<AstralExperiment> {
   return ctx.shared.get(ASTRAL_EXPERIMENT).get(async () => {
     const prefix = `${ctx.marker} astral `;
-    const atMaxName = padTo(prefix, MAX.contactName, ASTRAL);
-    const atMax = await postContact(ctx, { type: "CLIENT", name: atMaxName });
+    const atMaxName = padTo(prefix, ctx.spec.MAX.contactName, ASTRAL);
+    const atMax = await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: atMaxName });
     const overMax = await postContact(ctx, {
-      type: "CLIENT",
-      name: padTo(prefix, MAX.contactName + 1, ASTRAL),
+      type: ctx.spec.SAMPLE.contactType,
+      name: padTo(prefix, ctx.spec.MAX.contactName + 1, ASTRAL),
     });
     if (is2xx(atMax)) return { atMax, atMaxName, overMax };
-    const room = MAX.contactName - prefix.length;
+    const room = ctx.spec.MAX.contactName - prefix.length;
     const utf16Name = prefix + ASTRAL.repeat(Math.floor(room / 2)) + "x".repeat(room % 2);
     return {
       atMax,
       atMaxName,
       overMax,
-      utf16Max: await postContact(ctx, { type: "CLIENT", name: utf16Name }),
+      utf16Max: await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: utf16Name }),
     };
   });
 }
@@ -170,17 +167,19 @@ function blankExperiment(ctx: CheckContext): Promise<ContactBlankExperiment> {
   // A blank name cannot carry the marker: the address does, so that an accepted record can be found.
   const address = `${ctx.marker} blank-name probe`;
   return ctx.shared.get(BLANK).get(async () => ({
-    empty: await postContact(ctx, { type: "CLIENT", name: "", address }),
-    spaces: await postContact(ctx, { type: "CLIENT", name: "   ", address }),
+    empty: await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: "", address }),
+    spaces: await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name: "   ", address }),
   }));
 }
 
 const unknownFieldExperiment = (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.shared
-    .get(UNKNOWN_FIELD)
-    .get(() =>
-      postContact(ctx, { type: "CLIENT", name: `${ctx.marker} unknown field`, emial: "typo@example.com" }),
-    );
+  ctx.shared.get(UNKNOWN_FIELD).get(() =>
+    postContact(ctx, {
+      type: ctx.spec.SAMPLE.contactType,
+      name: `${ctx.marker} unknown field`,
+      emial: "typo@example.com",
+    }),
+  );
 
 /** spec-gaps #18: what no single reading settles. */
 const BORDERLINE_EMAILS: ReadonlyArray<[string, string]> = [
@@ -221,9 +220,9 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       for (const variant of ["minimal", "full"] as const) {
         const { body, exchange } = await createdContact(ctx, variant);
-        const rule = `POST ${PATH} (${variant} body) must answer 201 with the created contact`;
+        const rule = `POST ${ctx.spec.LISTS.contacts.path} (${variant} body) must answer 201 with the created contact`;
         expectStatus(exchange, 201, rule);
-        const problems = contactCreationProblems(body, expectDataObject(exchange, rule));
+        const problems = contactCreationProblems(ctx.spec, body, expectDataObject(exchange, rule));
         if (problems.length > 0) {
           fail(rule, {
             key: failureKey(`${variant} contact`, problemsKey(problems)),
@@ -246,7 +245,7 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       for (const variant of ["minimal", "full"] as const) {
         const { item, sent, exchange, created } = await listedItem(ctx, variant);
-        const problems = listedContactProblems(sent, item);
+        const problems = listedContactProblems(ctx.spec, sent, item);
         if (problems.length > 0) {
           fail(`The ${variant} contact is listed otherwise than it was sent`, {
             key: failureKey(`${variant} contact`, problemsKey(problems)),
@@ -299,12 +298,12 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       await checkProperty(ctx, {
         rule: "A valid contact body must be created with 201 and echoed (§4, spec-gaps #5)",
-        arb: contactBodyArb(ctx.marker),
+        arb: contactBodyArb(ctx.spec, ctx.marker),
         numRuns: writeRuns(ctx),
         predicate: async (body) => {
           const ex = await postContact(ctx, body);
-          expectStatus(ex, 201, `POST ${PATH}`);
-          const problems = contactCreationProblems(body, expectDataObject(ex));
+          expectStatus(ex, 201, `POST ${ctx.spec.LISTS.contacts.path}`);
+          const problems = contactCreationProblems(ctx.spec, body, expectDataObject(ex));
           if (problems.length > 0) {
             fail("the creation answer departs from what was sent", {
               key: failureKey("creation answer", problemsKey(problems)),
@@ -326,18 +325,23 @@ export const contactChecks: readonly Check[] = [
     async run(ctx) {
       await checkProperty(ctx, {
         rule: "An invalid contact body must be refused with 400 invalid_request (§4, §7)",
-        arb: invalidContactBodyArb(ctx.marker),
+        arb: invalidContactBodyArb(ctx.spec, ctx.marker),
         // Every break runs as a fixed example, and the coverage phase sends each field's neighbours:
         // as many random draws on top as a writing property makes.
         numRuns: writeRuns(ctx),
         // Every single-rule break, whatever the seed: a random draw would meet each only by luck.
-        examples: contactRuleBreakExamples(ctx.marker),
+        examples: contactRuleBreakExamples(ctx.spec, ctx.marker),
         show: describeInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
-          const auth = tokenHolding(ctx, "contacts:write");
-          const ex = await ctx.http.send({ method: "POST", path: PATH, auth, json: body });
-          expectRejected(ex, "the body must be refused");
+          const auth = tokenHolding(ctx, ctx.spec.file.endpoints.createContact.scope);
+          const ex = await ctx.http.send({
+            method: "POST",
+            path: ctx.spec.LISTS.contacts.path,
+            auth,
+            json: body,
+          });
+          expectRejected(ctx.spec, ex, "the body must be refused");
         },
       });
     },
@@ -352,27 +356,31 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const fields = {
-        name: { max: MAX.contactName, prefix: `${ctx.marker} max `, fill: "x" },
-        phone: { max: MAX.contactPhone, prefix: "+1 514 555 0199 ", fill: "9" },
-        address: { max: MAX.contactAddress, prefix: `${ctx.marker} `, fill: "a" },
-        taxNumberTPS: { max: MAX.contactTaxNumber, prefix: "123456789RT", fill: "0" },
-        taxNumberTVQ: { max: MAX.contactTaxNumber, prefix: "1234567890TQ", fill: "0" },
+        name: { max: ctx.spec.MAX.contactName, prefix: `${ctx.marker} max `, fill: "x" },
+        phone: { max: ctx.spec.MAX.contactPhone, prefix: "+1 514 555 0199 ", fill: "9" },
+        address: { max: ctx.spec.MAX.contactAddress, prefix: `${ctx.marker} `, fill: "a" },
+        taxNumberTPS: { max: ctx.spec.MAX.contactTaxNumberTPS, prefix: "123456789RT", fill: "0" },
+        taxNumberTVQ: { max: ctx.spec.MAX.contactTaxNumberTVQ, prefix: "1234567890TQ", fill: "0" },
       };
-      const atMax: JsonObject = { type: "CLIENT" };
+      const atMax: JsonObject = { type: ctx.spec.SAMPLE.contactType };
       for (const [f, { max, prefix, fill }] of Object.entries(fields)) atMax[f] = padTo(prefix, max, fill);
       await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // Non-ASCII in the Basic Multilingual Plane: "é" (U+00E9) is one code point, one UTF-16 unit and
       // one grapheme, so every reading of "character" (spec-gaps #16) agrees; only a byte count differs.
-      const bmpAt = padTo(`${ctx.marker} `, MAX.contactName, BMP);
+      const bmpAt = padTo(`${ctx.marker} `, ctx.spec.MAX.contactName, BMP);
       await expectKeptIntact(
         ctx,
-        { type: "CLIENT", name: bmpAt },
-        `A name of ${MAX.contactName} characters, mostly "${BMP}" (${Buffer.byteLength(bmpAt)} UTF-8 bytes)`,
-        `name of ${MAX.contactName} mostly "${BMP}"`,
+        { type: ctx.spec.SAMPLE.contactType, name: bmpAt },
+        `A name of ${ctx.spec.MAX.contactName} characters, mostly "${BMP}" (${Buffer.byteLength(bmpAt)} UTF-8 bytes)`,
+        `name of ${ctx.spec.MAX.contactName} mostly "${BMP}"`,
       );
       expectRejected(
-        await postContact(ctx, { type: "CLIENT", name: padTo(`${ctx.marker} `, MAX.contactName + 1, BMP) }),
-        `A name of ${MAX.contactName + 1} characters, mostly "${BMP}", must be refused`,
+        ctx.spec,
+        await postContact(ctx, {
+          type: ctx.spec.SAMPLE.contactType,
+          name: padTo(`${ctx.marker} `, ctx.spec.MAX.contactName + 1, BMP),
+        }),
+        `A name of ${ctx.spec.MAX.contactName + 1} characters, mostly "${BMP}", must be refused`,
       );
     },
   },
@@ -426,7 +434,7 @@ export const contactChecks: readonly Check[] = [
         201,
         `A name of 200 code points (${codePointLength(e.atMaxName)} counted, ${e.atMaxName.length} UTF-16 units) must be accepted`,
       );
-      expectRejected(e.overMax, "A name of 201 code points must be refused");
+      expectRejected(ctx.spec, e.overMax, "A name of 201 code points must be refused");
     },
   },
   {
@@ -455,8 +463,8 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const e = await blankExperiment(ctx);
-      expectRejected(e.empty, "An empty name must be refused");
-      expectRejected(e.spaces, "A whitespace-only name must be refused");
+      expectRejected(ctx.spec, e.empty, "An empty name must be refused");
+      expectRejected(ctx.spec, e.spaces, "A whitespace-only name must be refused");
     },
   },
   {
@@ -469,11 +477,12 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const name = `${ctx.marker} email`;
-      const ok = await postContact(ctx, { type: "CLIENT", name, email: "a@example.com" });
+      const ok = await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name, email: "a@example.com" });
       expectStatus(ok, 201, "The e-mail a@example.com must be accepted (§2)");
       for (const email of CLEAR_INVALID_EMAILS) {
         expectRejected(
-          await postContact(ctx, { type: "CLIENT", name, email }),
+          ctx.spec,
+          await postContact(ctx, { type: ctx.spec.SAMPLE.contactType, name, email }),
           `The e-mail ${JSON.stringify(email)} must be refused (§2)`,
         );
       }
@@ -491,7 +500,11 @@ export const contactChecks: readonly Check[] = [
       const taken: Array<{ what: string; shown: string }> = [];
       const refused: Array<{ what: string; shown: string }> = [];
       for (const [email, what] of BORDERLINE_EMAILS) {
-        const ex = await postContact(ctx, { type: "CLIENT", name: `${ctx.marker} email ${what}`, email });
+        const ex = await postContact(ctx, {
+          type: ctx.spec.SAMPLE.contactType,
+          name: `${ctx.marker} email ${what}`,
+          email,
+        });
         (is2xx(ex) ? taken : refused).push({
           what,
           shown: `${what} (${email.length > 30 ? `${email.slice(0, 12)}…` : email})`,
@@ -515,7 +528,7 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const email = "Jean.Tremblay@Example.COM";
-      const body = { type: "CLIENT", name: `${ctx.marker} e-mail in capitals`, email };
+      const body = { type: ctx.spec.SAMPLE.contactType, name: `${ctx.marker} e-mail in capitals`, email };
       const created = await postContact(ctx, body);
       requireCreated(ctx, created, "A contact with capitals in its e-mail", "coverage.contact-fields");
       const id = dataObject(created)?.id;
@@ -573,7 +586,7 @@ export const contactChecks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const ex = await unknownFieldExperiment(ctx);
-      const { details } = expectRejected(ex, "A body with an unknown field must be refused");
+      const { details } = expectRejected(ctx.spec, ex, "A body with an unknown field must be refused");
       if (details === undefined || !("emial" in details)) {
         fail("The refusal must name the unknown field in error.details", {
           key: "unknown field not named in details",

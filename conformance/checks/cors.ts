@@ -13,7 +13,6 @@ import {
 } from "../support/assert.js";
 import { fullToken, listRequest } from "../support/data.js";
 import { onceSlot } from "../support/shared.js";
-import { CORS_HEADERS, CORS_METHODS, LISTS } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
 
 /**
@@ -31,7 +30,7 @@ const preflight = (ctx: CheckContext, path: string, method: string): Promise<Htt
     headers: {
       Origin: origin(ctx),
       "Access-Control-Request-Method": method,
-      "Access-Control-Request-Headers": CORS_HEADERS.join(", "),
+      "Access-Control-Request-Headers": ctx.spec.CORS_HEADERS.join(", "),
     },
   });
 
@@ -44,12 +43,14 @@ function errorAnswers(ctx: CheckContext): Promise<readonly HttpExchange[]> {
   const noScope = ctx.tokens.find({ kind: "no-scope" });
   const full = fullToken(ctx);
   return ctx.shared.get(ERROR_ANSWERS).get(async () => [
-    await ctx.http.send({ ...listRequest("contacts", null), headers }),
-    ...(noScope === undefined ? [] : [await ctx.http.send({ ...listRequest("contacts", noScope), headers })]),
+    await ctx.http.send({ ...listRequest(ctx, "contacts", null), headers }),
+    ...(noScope === undefined
+      ? []
+      : [await ctx.http.send({ ...listRequest(ctx, "contacts", noScope), headers })]),
     await ctx.http.send({ method: "GET", path: `/api/v1/${ctx.marker}-nowhere`, auth: full, headers }),
     await ctx.http.send({
       method: "POST",
-      path: LISTS.contacts.path,
+      path: ctx.spec.LISTS.contacts.path,
       auth: full,
       headers: { ...headers, "Content-Type": "application/json" },
       rawBody: "{",
@@ -61,7 +62,7 @@ async function expectCorsOnErrors(ctx: CheckContext, rule: string): Promise<void
   for (const ex of await errorAnswers(ctx)) {
     if (ex.status < 400) {
       fail(`${rule}: ${requestLine(ex.request)} was expected to fail`, {
-        key: failureKey(`status ${ex.status}`, routeOf(ex.request)),
+        key: failureKey(`status ${ex.status}`, routeOf(ex.request, ctx.spec)),
         expected: "an error status",
         actual: answer(ex),
         exchange: ex,
@@ -81,14 +82,14 @@ export const corsChecks: readonly Check[] = [
     gap: 22,
     async run(ctx) {
       for (const list of ["contacts", "products", "invoices", "expenses"] as const) {
-        const path = LISTS[list].path;
+        const path = ctx.spec.LISTS[list].path;
         const ex = await preflight(ctx, path, list === "contacts" || list === "products" ? "POST" : "GET");
         const rule = `The pre-flight of ${path} must allow the request (§4 CORS)`;
         expectSuccess(ex, rule);
         expectAllowsOrigin(ex, origin(ctx), rule);
         const headers = headerList(ex, "access-control-allow-headers");
         // A wildcard does not cover Authorization (Fetch standard): it must be named.
-        const missingHeaders = CORS_HEADERS.filter(
+        const missingHeaders = ctx.spec.CORS_HEADERS.filter(
           (h) => !headers.has(h) && !(h !== "authorization" && headers.has("*")),
         );
         if (missingHeaders.length > 0) {
@@ -100,7 +101,7 @@ export const corsChecks: readonly Check[] = [
           });
         }
         const methods = headerList(ex, "access-control-allow-methods");
-        for (const method of CORS_METHODS) {
+        for (const method of ctx.spec.CORS_METHODS) {
           if (methods.has(method.toLowerCase()) || methods.has("*")) continue;
           // A server may list only the method asked for: ask for this one.
           const asked = await preflight(ctx, path, method);
@@ -108,7 +109,7 @@ export const corsChecks: readonly Check[] = [
           if (!(is2xx(asked) && (echoed.has(method.toLowerCase()) || echoed.has("*")))) {
             fail(`${rule}: ${method} is not allowed`, {
               key: failureKey(`${method} not allowed`, path),
-              expected: `Access-Control-Allow-Methods including ${method} (§4: ${CORS_METHODS.join(", ")})`,
+              expected: `Access-Control-Allow-Methods including ${method} (§4: ${ctx.spec.CORS_METHODS.join(", ")})`,
               actual: `${asked.status}, Access-Control-Allow-Methods: ${header(asked, "access-control-allow-methods") ?? "(none)"}`,
               exchange: asked,
             });
@@ -128,10 +129,10 @@ export const corsChecks: readonly Check[] = [
       const token = fullToken(ctx);
       for (const list of ["contacts", "invoices"] as const) {
         const ex = await ctx.http.send({
-          ...listRequest(list, token, { limit: "1" }),
+          ...listRequest(ctx, list, token, { limit: "1" }),
           headers: { Origin: origin(ctx) },
         });
-        expectStatus(ex, 200, `GET ${LISTS[list].path} must answer 200`);
+        expectStatus(ex, 200, `GET ${ctx.spec.LISTS[list].path} must answer 200`);
         expectAllowsOrigin(ex, origin(ctx), "A successful answer must be readable from any origin (§4 CORS)");
       }
     },

@@ -16,7 +16,6 @@ import {
   type FormLevel,
   type FormOutcome,
 } from "../support/coverage.js";
-import { MAX } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
@@ -39,14 +38,21 @@ const contentTypeInput: CoverageInput = {
     const contact = formMaker(ctx, "contacts");
     const product = formMaker(ctx, "products");
     const taken = (type: string): BodyForm =>
-      contact(`sent as ${type}`, "MUST", "accept", "type", { value: "CLIENT" }, { contentType: type });
+      contact(
+        `sent as ${type}`,
+        "MUST",
+        "accept",
+        "type",
+        { value: ctx.spec.SAMPLE.contactType },
+        { contentType: type },
+      );
     const open = (type: string): BodyForm =>
       contact(
         `sent as ${type}`,
         "PROBE",
         "open",
         "type",
-        { value: "CLIENT" },
+        { value: ctx.spec.SAMPLE.contactType },
         { contentType: type, alsoRefusedWith: 415 },
       );
     return runBodies(ctx, [
@@ -87,7 +93,7 @@ const contactFieldsInput: CoverageInput = {
     "What a contact gets for forms the spec leaves open: outer white space (a line break after an e-mail included), lower-case or padded types, a line break, an apostrophe in an e-mail, non-ASCII in a phone or tax number, null for an optional field",
   run(ctx: CheckContext): Promise<FormOutcome[]> {
     const f = formMaker(ctx, "contacts");
-    const max = MAX.contactName;
+    const max = ctx.spec.MAX.contactName;
     const name = (
       what: string,
       level: FormLevel,
@@ -104,28 +110,31 @@ const contactFieldsInput: CoverageInput = {
       value: string,
       extra: Parameters<typeof f>[5] = {},
     ): BodyForm => f(`email ${what}`, level, expect, "email", { value }, extra);
-    const phone50 = padWith("+1 514 555 0199", MAX.contactPhone, " 99");
+    const phone50 = padWith("+1 514 555 0199", ctx.spec.MAX.contactPhone, " 99");
+    // Every type of the spec is accepted (the first is sent by every other form); its near misses refused.
+    const { contactType: one, otherContactType: other } = ctx.spec.SAMPLE;
     return runBodies(ctx, [
-      f("type SUPPLIER", "MUST", "accept", "type", { value: "SUPPLIER" }),
-      f("type BOTH", "MUST", "accept", "type", { value: "BOTH" }),
-      f("type CLIENTX", "MUST", "refuse", "type", { value: "CLIENTX" }),
-      f("type CLIEN", "MUST", "refuse", "type", { value: "CLIEN" }),
-      f("type CLIENT,SUPPLIER", "MUST", "refuse", "type", { value: "CLIENT,SUPPLIER" }),
+      ...ctx.spec.CONTACT_TYPES.filter((t) => t !== one).map((t) =>
+        f(`type ${t}`, "MUST", "accept", "type", { value: t }),
+      ),
+      f(`type ${one}X`, "MUST", "refuse", "type", { value: `${one}X` }),
+      f(`type ${one.slice(0, -1)}`, "MUST", "refuse", "type", { value: one.slice(0, -1) }),
+      f(`type ${one},${other}`, "MUST", "refuse", "type", { value: `${one},${other}` }),
       f(
-        "type client",
+        `type ${one.toLowerCase()}`,
         "PROBE",
         "open",
         "type",
-        { value: "client" },
-        { keeps: (v) => v === "CLIENT", reading: (v) => show(v) },
+        { value: one.toLowerCase() },
+        { keeps: (v) => v === one, reading: (v) => show(v) },
       ),
       f(
-        "type ' CLIENT'",
+        `type ' ${one}'`,
         "PROBE",
         "open",
         "type",
-        { value: " CLIENT" },
-        { keeps: (v) => v === "CLIENT", reading: (v) => show(v) },
+        { value: ` ${one}` },
+        { keeps: (v) => v === one, reading: (v) => show(v) },
       ),
       name("of one character", "MUST", "accept", () => "x"),
       name(`of ${max} characters with spaces`, "MUST", "accept", (tag) => padWith(`${tag} `, max, "ab cd ")),
@@ -184,23 +193,37 @@ const contactFieldsInput: CoverageInput = {
       f("phone with punctuation and an extension", "MUST", "accept", "phone", {
         value: "+1 (514) 555-0199 ext. 12",
       }),
-      f(`phone of ${MAX.contactPhone} characters with spaces`, "MUST", "accept", "phone", { value: phone50 }),
-      f(`phone of ${MAX.contactPhone + 1} characters with spaces`, "MUST", "refuse", "phone", {
+      f(`phone of ${ctx.spec.MAX.contactPhone} characters with spaces`, "MUST", "accept", "phone", {
+        value: phone50,
+      }),
+      f(`phone of ${ctx.spec.MAX.contactPhone + 1} characters with spaces`, "MUST", "refuse", "phone", {
         value: `${phone50}9`,
       }),
-      f(`phone of ${MAX.contactPhone + 1} characters between spaces`, "MUST", "refuse", "phone", {
+      f(`phone of ${ctx.spec.MAX.contactPhone + 1} characters between spaces`, "MUST", "refuse", "phone", {
         value: ` ${phone50}9 `,
       }),
       f("phone with non-ASCII", "PROBE", "open", "phone", { value: "+1 514 555 0199 poste 12 é" }),
-      f(`address of ${MAX.contactAddress} characters with accents and spaces`, "MUST", "accept", "address", {
-        value: padWith(`${ctx.marker} `, MAX.contactAddress, "rue Éloi "),
-      }),
+      f(
+        `address of ${ctx.spec.MAX.contactAddress} characters with accents and spaces`,
+        "MUST",
+        "accept",
+        "address",
+        {
+          value: padWith(`${ctx.marker} `, ctx.spec.MAX.contactAddress, "rue Éloi "),
+        },
+      ),
       f("address with an apostrophe, a comma and #", "MUST", "accept", "address", {
         value: "1234 rue de l'Église, app. #5, Montréal (Québec) H2X 3K8",
       }),
-      f(`address of ${MAX.contactAddress + 1} characters with accents`, "MUST", "refuse", "address", {
-        value: padWith(`${ctx.marker} `, MAX.contactAddress + 1, "rue Éloi "),
-      }),
+      f(
+        `address of ${ctx.spec.MAX.contactAddress + 1} characters with accents`,
+        "MUST",
+        "refuse",
+        "address",
+        {
+          value: padWith(`${ctx.marker} `, ctx.spec.MAX.contactAddress + 1, "rue Éloi "),
+        },
+      ),
       f(
         "address on two lines",
         "PROBE",
@@ -211,12 +234,12 @@ const contactFieldsInput: CoverageInput = {
       ),
       f("taxNumberTPS with a space", "MUST", "accept", "taxNumberTPS", { value: "123456789 RT0001" }),
       f(
-        `taxNumberTVQ of ${MAX.contactTaxNumber + 1} characters between spaces`,
+        `taxNumberTVQ of ${ctx.spec.MAX.contactTaxNumberTVQ + 1} characters between spaces`,
         "MUST",
         "refuse",
         "taxNumberTVQ",
         {
-          value: ` ${padWith("1234567890TQ", MAX.contactTaxNumber + 1, "0")} `,
+          value: ` ${padWith("1234567890TQ", ctx.spec.MAX.contactTaxNumberTVQ + 1, "0")} `,
         },
       ),
       f("taxNumberTPS with non-ASCII", "PROBE", "open", "taxNumberTPS", { value: "123456789RT0001 é" }),
@@ -287,80 +310,87 @@ const productFieldsInput: CoverageInput = {
       make: (tag: string) => string,
     ): BodyForm => f(`sku ${what}`, level, expect, "sku", undefined, { tagged: make });
     return runBodies(ctx, [
-      sku(`of ${MAX.productSku} characters with - and _`, "MUST", "accept", (tag) =>
-        padWith(`${tag}-`, MAX.productSku, "Ab_9-"),
+      sku(`of ${ctx.spec.MAX.productSku} characters with - and _`, "MUST", "accept", (tag) =>
+        padWith(`${tag}-`, ctx.spec.MAX.productSku, "Ab_9-"),
       ),
-      sku(`of ${MAX.productSku + 1} characters with - and _`, "MUST", "refuse", (tag) =>
-        padWith(`${tag}-`, MAX.productSku + 1, "Ab_9-"),
+      sku(`of ${ctx.spec.MAX.productSku + 1} characters with - and _`, "MUST", "refuse", (tag) =>
+        padWith(`${tag}-`, ctx.spec.MAX.productSku + 1, "Ab_9-"),
       ),
       sku(
-        `of ${MAX.productSku + 1} characters between spaces`,
+        `of ${ctx.spec.MAX.productSku + 1} characters between spaces`,
         "MUST",
         "refuse",
-        (tag) => ` ${padWith(`${tag}-`, MAX.productSku + 1, "s")} `,
+        (tag) => ` ${padWith(`${tag}-`, ctx.spec.MAX.productSku + 1, "s")} `,
       ),
       // The maximum and a space: refused, or trimmed to the maximum; kept at 101 characters it breaks §8.
-      f(`sku of ${MAX.productSku} characters and a space`, "PROBE", "open", "sku", undefined, {
-        tagged: (tag) => `${padWith(`${tag}-`, MAX.productSku, "s")} `,
-        keeps: keptOrTrimmed(MAX.productSku),
+      f(`sku of ${ctx.spec.MAX.productSku} characters and a space`, "PROBE", "open", "sku", undefined, {
+        tagged: (tag) => `${padWith(`${tag}-`, ctx.spec.MAX.productSku, "s")} `,
+        keeps: keptOrTrimmed(ctx.spec.MAX.productSku),
         reading: trimReading,
       }),
       sku("with a dot and a slash", "PROBE", "open", (tag) => `${tag}/A.1`),
       sku("with a space", "PROBE", "open", (tag) => `${tag} A 1`),
       sku("with non-ASCII", "PROBE", "open", (tag) => `${tag}-É`),
-      f(`name of ${MAX.productName} characters with spaces`, "MUST", "accept", "name", {
-        value: padWith(`${ctx.marker} `, MAX.productName, "ab cd "),
+      f(`name of ${ctx.spec.MAX.productName} characters with spaces`, "MUST", "accept", "name", {
+        value: padWith(`${ctx.marker} `, ctx.spec.MAX.productName, "ab cd "),
       }),
       f("name with quotes, markup and an emoji", "MUST", "accept", "name", {
         value: `${ctx.marker} <i>"Pro"</i> & co 🎉`,
       }),
-      f(`name of ${MAX.productName + 1} characters between spaces`, "MUST", "refuse", "name", {
-        value: ` ${padWith(`${ctx.marker} `, MAX.productName + 1, "x")} `,
+      f(`name of ${ctx.spec.MAX.productName + 1} characters between spaces`, "MUST", "refuse", "name", {
+        value: ` ${padWith(`${ctx.marker} `, ctx.spec.MAX.productName + 1, "x")} `,
       }),
       f(
-        `name of ${MAX.productName} characters and a space`,
+        `name of ${ctx.spec.MAX.productName} characters and a space`,
         "PROBE",
         "open",
         "name",
-        { value: `${padWith(`${ctx.marker} `, MAX.productName, "x")} ` },
-        { keeps: keptOrTrimmed(MAX.productName), reading: trimReading },
+        { value: `${padWith(`${ctx.marker} `, ctx.spec.MAX.productName, "x")} ` },
+        { keeps: keptOrTrimmed(ctx.spec.MAX.productName), reading: trimReading },
       ),
       f(
-        `description of ${MAX.productDescription} characters on several lines`,
+        `description of ${ctx.spec.MAX.productDescription} characters on several lines`,
         "MUST",
         "accept",
         "description",
         {
-          value: padWith(`${ctx.marker}\n`, MAX.productDescription, "Ligne é.\n"),
+          value: padWith(`${ctx.marker}\n`, ctx.spec.MAX.productDescription, "Ligne é.\n"),
         },
       ),
       f(
-        `description of ${MAX.productDescription + 1} characters on several lines`,
+        `description of ${ctx.spec.MAX.productDescription + 1} characters on several lines`,
         "MUST",
         "refuse",
         "description",
         {
-          value: padWith(`${ctx.marker}\n`, MAX.productDescription + 1, "Ligne é.\n"),
+          value: padWith(`${ctx.marker}\n`, ctx.spec.MAX.productDescription + 1, "Ligne é.\n"),
         },
       ),
-      f("type SERVICE", "MUST", "accept", "type", { value: "SERVICE" }),
-      f("type PRODUCTX", "MUST", "refuse", "type", { value: "PRODUCTX" }),
-      f("type SERVIC", "MUST", "refuse", "type", { value: "SERVIC" }),
+      // Every type but the default (§4: the first), which a body without type gets.
+      ...ctx.spec.PRODUCT_TYPES.filter((t) => t !== ctx.spec.SAMPLE.productType).map((t) =>
+        f(`type ${t}`, "MUST", "accept", "type", { value: t }),
+      ),
+      f(`type ${ctx.spec.SAMPLE.productType}X`, "MUST", "refuse", "type", {
+        value: `${ctx.spec.SAMPLE.productType}X`,
+      }),
+      f(`type ${ctx.spec.SAMPLE.otherProductType.slice(0, -1)}`, "MUST", "refuse", "type", {
+        value: ctx.spec.SAMPLE.otherProductType.slice(0, -1),
+      }),
       f(
-        "type service",
+        `type ${ctx.spec.SAMPLE.otherProductType.toLowerCase()}`,
         "PROBE",
         "open",
         "type",
-        { value: "service" },
-        { keeps: (v) => v === "SERVICE", reading: (v) => show(v) },
+        { value: ctx.spec.SAMPLE.otherProductType.toLowerCase() },
+        { keeps: (v) => v === ctx.spec.SAMPLE.otherProductType, reading: (v) => show(v) },
       ),
       f(
-        "type ' PRODUCT'",
+        `type ' ${ctx.spec.SAMPLE.productType}'`,
         "PROBE",
         "open",
         "type",
-        { value: " PRODUCT" },
-        { keeps: (v) => v === "PRODUCT", reading: (v) => show(v) },
+        { value: ` ${ctx.spec.SAMPLE.productType}` },
+        { keeps: (v) => v === ctx.spec.SAMPLE.productType, reading: (v) => show(v) },
       ),
       f("taxable false", "MUST", "accept", "taxable", { value: false }),
       f("taxable 0", "MUST", "refuse", "taxable", { value: 0 }),

@@ -24,7 +24,7 @@ import {
   type FormOutcome,
 } from "../support/coverage.js";
 import { beforeSupport, filteredPage, firstPage, itemsOf, listRequest, reader } from "../support/data.js";
-import { LISTS, MAX, type ListName } from "../spec/constants.js";
+import { type ListName } from "../spec/kit-spec.js";
 import { SECTION } from "../spec/clauses.js";
 
 /**
@@ -55,20 +55,20 @@ const limitInput: CoverageInput = {
           : [];
       const sent: Array<[string, HttpExchange]> = [];
       for (const value of [...legal, ...open])
-        sent.push([value, await ctx.http.send(listRequest(list, token, { limit: value }))]);
+        sent.push([value, await ctx.http.send(listRequest(ctx, list, token, { limit: value }))]);
       // What the list holds: its largest page says it; where that page could not be read, the most
       // items any legal limit gave is all the kit knows, and the message says so.
       const seen = sent.flatMap(([v, ex]) => (legal.includes(v) ? [itemsOf(ex)?.length ?? 0] : []));
       const held = plain.read ? plain.items.length : Math.max(0, ...seen);
       const holds = plain.read
-        ? `the list holds ${held >= MAX.pageMax ? "at least " : ""}${held}`
-        : `the list holds at least ${held}, the most any limit gave: its page at limit=${MAX.pageMax} could not be read`;
+        ? `the list holds ${held >= ctx.spec.MAX.pageMax ? "at least " : ""}${held}`
+        : `the list holds at least ${held}, the most any limit gave: its page at limit=${ctx.spec.MAX.pageMax} could not be read`;
       for (const [value, ex] of sent) {
         const level: FormLevel = legal.includes(value) ? "MUST" : "PROBE";
         const what = `${list}?limit=${JSON.stringify(value)}`;
         const items = itemsOf(ex);
         if (level === "MUST") {
-          const want = Math.min(Number(value), held >= MAX.pageMax ? Number(value) : held);
+          const want = Math.min(Number(value), held >= ctx.spec.MAX.pageMax ? Number(value) : held);
           out.push(
             items?.length === want
               ? outcome(what, level, `${want} items`)
@@ -89,8 +89,8 @@ const limitInput: CoverageInput = {
           );
           continue;
         }
-        const bound = limitBound(value);
-        if (isRefusal(ex)) out.push(outcome(what, level, "refused (400)"));
+        const bound = limitBound(ctx.spec, value);
+        if (isRefusal(ctx.spec, ex)) out.push(outcome(what, level, "refused (400)"));
         // Not shown (§4 Pagination): any refusal will do; its envelope is run.error-envelope's.
         else if (ex.status > 400 && ex.status < 500) out.push(outcome(what, level, `refused (${ex.status})`));
         else if (items !== undefined && items.length <= bound) {
@@ -99,9 +99,9 @@ const limitInput: CoverageInput = {
           const as =
             lead !== undefined && items.length === Math.min(held, Math.max(1, Number(lead)))
               ? `read as ${Math.max(1, Number(lead))}`
-              : items.length === Math.min(held, MAX.pageDefault)
+              : items.length === Math.min(held, ctx.spec.MAX.pageDefault)
                 ? "read as no limit (the default)"
-                : items.length === Math.min(held, MAX.pageMax)
+                : items.length === Math.min(held, ctx.spec.MAX.pageMax)
                   ? "read as the maximum"
                   : "another page size";
           out.push(outcome(what, level, as));
@@ -211,7 +211,7 @@ const beforeInput: CoverageInput = {
     const all = await forEachList(ctx, async (list, token) => {
       const out: FormOutcome[] = [];
       if ((await beforeSupport(ctx, list, token)).kind !== "supported") return out;
-      const field = LISTS[list].orderField;
+      const field = ctx.spec.LISTS[list].orderField;
       const plain = await plainPage(ctx, list, token);
       const time = (i: JsonObject): number =>
         typeof i[field] === "string" ? Date.parse(i[field]) : Number.NaN;
@@ -221,7 +221,7 @@ const beforeInput: CoverageInput = {
       for (const form of instantForms(time(pivot), served, list === "contacts" || list === "invoices")) {
         const what = `${list}?before=${form.what}`;
         const ex = await ctx.http.send(
-          listRequest(list, token, { limit: String(MAX.pageMax), before: form.text }),
+          listRequest(ctx, list, token, { limit: String(ctx.spec.MAX.pageMax), before: form.text }),
         );
         const got = itemsOf(ex);
         const expected =
@@ -231,7 +231,7 @@ const beforeInput: CoverageInput = {
           expected !== undefined &&
           got.every((i) => time(i) < (form.at ?? 0)) &&
           (!plain.complete || ids(got) === ids(expected));
-        const did = isRefusal(ex)
+        const did = isRefusal(ctx.spec, ex)
           ? "refused (400)"
           : filtered
             ? "filtered at its instant"
@@ -294,9 +294,17 @@ const filterInput: CoverageInput = {
       { list: "contacts", value: "CLIEN", level: "MUST" },
       { list: "contacts", value: "", level: "MUST" },
       { list: "contacts", value: "client", level: "PROBE" },
-      { list: "contacts", value: " CLIENT", level: "PROBE" },
-      { list: "contacts", value: "CLIENT,SUPPLIER", level: "PROBE" },
-      { list: "contacts", value: ["CLIENT", "SUPPLIER"], level: "PROBE" },
+      { list: "contacts", value: ` ${ctx.spec.SAMPLE.contactType}`, level: "PROBE" },
+      {
+        list: "contacts",
+        value: `${ctx.spec.SAMPLE.contactType},${ctx.spec.SAMPLE.otherContactType}`,
+        level: "PROBE",
+      },
+      {
+        list: "contacts",
+        value: [ctx.spec.SAMPLE.contactType, ctx.spec.SAMPLE.otherContactType],
+        level: "PROBE",
+      },
       { list: "invoices", value: "PAIDX", level: "MUST" },
       { list: "invoices", value: "PAI", level: "MUST" },
       { list: "invoices", value: "paid", level: "PROBE" },
@@ -304,7 +312,7 @@ const filterInput: CoverageInput = {
     ];
     const known = new Map<string, string>();
     for (const c of cases) {
-      const filter = LISTS[c.list].filter;
+      const filter = ctx.spec.LISTS[c.list].filter;
       const token = reader(ctx, c.list);
       if (filter === undefined) continue;
       if (!known.has(`${c.list}:`)) {
@@ -315,11 +323,13 @@ const filterInput: CoverageInput = {
         }
       }
       const what = `${c.list}?${filter.param}=${show(c.value)}`;
-      const ex = await ctx.http.send(listRequest(c.list, token, { limit: "200", [filter.param]: c.value }));
+      const ex = await ctx.http.send(
+        listRequest(ctx, c.list, token, { limit: "200", [filter.param]: c.value }),
+      );
       const got = itemsOf(ex);
       const as =
         got === undefined ? undefined : filter.values.filter((v) => known.get(`${c.list}:${v}`) === ids(got));
-      const did = isRefusal(ex)
+      const did = isRefusal(ctx.spec, ex)
         ? "refused (400)"
         : got === undefined
           ? statusAndCode(ex)
@@ -402,9 +412,10 @@ const authorizationInput: CoverageInput = {
     for (const f of forms) {
       const auth =
         f.derivedFrom === undefined ? { header: f.header } : { header: f.header, derivedFrom: f.derivedFrom };
-      const ex = await ctx.http.send(listRequest("contacts", auth, { limit: "1" }));
+      const ex = await ctx.http.send(listRequest(ctx, "contacts", auth, { limit: "1" }));
       const read = readErrorEnvelope(ex.json);
-      const refused = ex.status === 401 && !isEnvelopeProblem(read) && read.code === "unauthorized";
+      const refused =
+        ex.status === 401 && !isEnvelopeProblem(read) && read.code === ctx.spec.ERRORS.unauthorized.code;
       const did = refused ? "refused (401)" : ex.status === 200 ? "accepted (200)" : statusAndCode(ex);
       const fine = refused || (f.level === "PROBE" && ex.status === 200);
       out.push(
@@ -449,7 +460,7 @@ const acceptInput: CoverageInput = {
     const out: FormOutcome[] = [];
     for (const [accept, level] of forms) {
       const ex = await ctx.http.send({
-        ...listRequest("contacts", token, { limit: "1" }),
+        ...listRequest(ctx, "contacts", token, { limit: "1" }),
         headers: { Accept: accept },
       });
       const json = ex.status === 200 && mediaType(ex) === "application/json" && ex.json !== undefined;

@@ -9,7 +9,7 @@ import {
   snippet,
 } from "../support/assert.js";
 import { createdContact, createdProduct, firstPage, reader } from "../support/data.js";
-import { LIST_NAMES } from "../spec/constants.js";
+import { LIST_NAMES } from "../spec/kit-spec.js";
 import { SECTION } from "../spec/clauses.js";
 
 /** §1: the success envelope, `{ "data": ... }`, an array for a list and an object for a POST. */
@@ -70,7 +70,7 @@ export const envelopeChecks: readonly Check[] = [
       const cs = charset(exchange);
       if (cs !== undefined && cs !== "utf-8" && cs !== "utf8") {
         fail("The response must be UTF-8 (§1)", {
-          key: failureKey(`charset ${cs}`, routeOf(exchange.request)),
+          key: failureKey(`charset ${cs}`, routeOf(exchange.request, ctx.spec)),
           cause: "response.utf-8",
           expected: "charset=utf-8 or none",
           actual: cs,

@@ -17,7 +17,6 @@ import {
 import { fullToken, itemsOf, listRequest, tokenHolding, validContact } from "../support/data.js";
 import { ruleCheck, type RuleRow } from "../support/rows.js";
 import { onceSlot } from "../support/shared.js";
-import { ANNOUNCED_POSTS, LISTS } from "../spec/constants.js";
 import { SECTION } from "../spec/clauses.js";
 
 /** §7's error answers, and the answers to what §4 does not offer (spec-gaps #13–#15, #23, #24, #34, #36). */
@@ -28,7 +27,7 @@ const postContactRaw = (
   headers: Record<string, string>,
 ): HttpRequest => ({
   method: "POST",
-  path: LISTS.contacts.path,
+  path: ctx.spec.LISTS.contacts.path,
   auth: fullToken(ctx),
   headers,
   rawBody,
@@ -61,7 +60,10 @@ function nearPaths(ctx: CheckContext): Promise<readonly NearPathAnswer[]> {
         what: "Another case (GET /API/V1/contacts)",
         request: { method: "GET", path: "/API/V1/contacts", auth: token },
       },
-      { what: "HEAD /api/v1/contacts", request: { method: "HEAD", path: LISTS.contacts.path, auth: token } },
+      {
+        what: "HEAD /api/v1/contacts",
+        request: { method: "HEAD", path: ctx.spec.LISTS.contacts.path, auth: token },
+      },
     ];
     const out: NearPathAnswer[] = [];
     for (const c of cases) out.push({ what: c.what, ex: await ctx.http.send(c.request) });
@@ -81,31 +83,37 @@ interface RawBody {
 /** A contact body that is valid JSON but for one thing, named so that it can be looked for. */
 function malformedBodies(ctx: CheckContext): RawBody[] {
   const name = (n: string): string => `${ctx.marker} malformed ${n}`;
+  /** A contact type as JSON text: the bodies are otherwise valid. */
+  const type = JSON.stringify(ctx.spec.SAMPLE.contactType);
   const contact = (what: string, text: (name: string) => string): RawBody => ({
     what,
-    path: LISTS.contacts.path,
+    path: ctx.spec.LISTS.contacts.path,
     text: text(name(what)),
     trace: name(what),
   });
   const priced = (what: string, price: string): RawBody => ({
     what,
-    path: LISTS.products.path,
+    path: ctx.spec.LISTS.products.path,
     text: `{"sku":"${ctx.marker}-malformed-${what.replace(/\W+/g, "-")}","name":"${name(what)}","unitPrice":${price}}`,
     trace: name(what),
   });
   return [
-    { what: "Truncated JSON", path: LISTS.contacts.path, text: '{"type": "CLIENT", "name": ' },
-    { what: "Truncated JSON to products", path: LISTS.products.path, text: '{"sku": ' },
-    { what: "An empty body", path: LISTS.contacts.path, text: "" },
+    {
+      what: "Truncated JSON",
+      path: ctx.spec.LISTS.contacts.path,
+      text: `{"type": ${type}, "name": `,
+    },
+    { what: "Truncated JSON to products", path: ctx.spec.LISTS.products.path, text: '{"sku": ' },
+    { what: "An empty body", path: ctx.spec.LISTS.contacts.path, text: "" },
     contact("single quotes", (n) => `{'type': 'CLIENT', 'name': '${n}'}`),
-    contact("a trailing comma", (n) => `{"type": "CLIENT", "name": "${n}",}`),
-    contact("a block comment", (n) => `{"type": "CLIENT", /* a comment */ "name": "${n}"}`),
-    contact("a line comment", (n) => `{"type": "CLIENT", // a comment\n"name": "${n}"}`),
-    contact("unquoted keys", (n) => `{type: "CLIENT", name: "${n}"}`),
-    contact("a raw line break in a string", (n) => `{"type": "CLIENT", "name": "${n}\nx"}`),
-    contact("an escape JSON has not", (n) => `{"type": "CLIENT", "name": "${n} \\x41"}`),
-    contact("more after the object", (n) => `{"type": "CLIENT", "name": "${n}"} x`),
-    contact("two objects", (n) => `{"type": "CLIENT", "name": "${n}"}{"type": "CLIENT", "name": "${n} 2"}`),
+    contact("a trailing comma", (n) => `{"type": ${type}, "name": "${n}",}`),
+    contact("a block comment", (n) => `{"type": ${type}, /* a comment */ "name": "${n}"}`),
+    contact("a line comment", (n) => `{"type": ${type}, // a comment\n"name": "${n}"}`),
+    contact("unquoted keys", (n) => `{type: ${type}, name: "${n}"}`),
+    contact("a raw line break in a string", (n) => `{"type": ${type}, "name": "${n}\nx"}`),
+    contact("an escape JSON has not", (n) => `{"type": ${type}, "name": "${n} \\x41"}`),
+    contact("more after the object", (n) => `{"type": ${type}, "name": "${n}"} x`),
+    contact("two objects", (n) => `{"type": ${type}, "name": "${n}"}{"type": ${type}, "name": "${n} 2"}`),
     priced("NaN", "NaN"),
     priced("Infinity", "Infinity"),
     priced("minus Infinity", "-Infinity"),
@@ -119,10 +127,14 @@ function malformedBodies(ctx: CheckContext): RawBody[] {
 /** JSON that is not the object §4 asks for, some of it holding one a lenient server might unwrap. */
 function nonObjectBodies(ctx: CheckContext): RawBody[] {
   const name = (n: string): string => `${ctx.marker} not an object ${n}`;
-  const contact = (n: string): string => JSON.stringify({ type: "CLIENT", name: name(n) });
-  const at = LISTS.contacts.path;
+  const contact = (n: string): string => JSON.stringify({ type: ctx.spec.SAMPLE.contactType, name: name(n) });
+  const at = ctx.spec.LISTS.contacts.path;
   return [
-    ...["[]", '"CLIENT"', "null", "42", "true"].map((text) => ({ what: `The body ${text}`, path: at, text })),
+    ...["[]", JSON.stringify(ctx.spec.SAMPLE.contactType), "null", "42", "true"].map((text) => ({
+      what: `The body ${text}`,
+      path: at,
+      text,
+    })),
     {
       what: "An array holding a valid contact",
       path: at,
@@ -152,7 +164,7 @@ async function expectRefusedUnstored(ctx: CheckContext, bodies: readonly RawBody
   const sent: HttpExchange[] = [];
   // Refused whoever sends it: the load falls on tokens holding just the scope, where there are such.
   const listOf = (path: string): "contacts" | "products" =>
-    path === LISTS.products.path ? "products" : "contacts";
+    path === ctx.spec.LISTS.products.path ? "products" : "contacts";
   for (const body of bodies) {
     const ex = await ctx.http.send({
       method: "POST",
@@ -161,14 +173,14 @@ async function expectRefusedUnstored(ctx: CheckContext, bodies: readonly RawBody
       headers: JSON_TYPE,
       rawBody: body.text,
     });
-    expectRejected(ex, `${body.what} (POST ${body.path}) must get 400 invalid_request`);
+    expectRejected(ctx.spec, ex, `${body.what} (POST ${body.path}) must get 400 invalid_request`);
     sent.push(ex);
   }
   for (const list of ["contacts", "products"] as const) {
-    const traces = bodies.filter((b) => b.path === LISTS[list].path && b.trace !== undefined);
+    const traces = bodies.filter((b) => b.path === ctx.spec.LISTS[list].path && b.trace !== undefined);
     if (traces.length === 0) continue;
     const read = await ctx.http.send(
-      listRequest(list, tokenHolding(ctx, LISTS[list].scope), { limit: "200" }),
+      listRequest(ctx, list, tokenHolding(ctx, ctx.spec.LISTS[list].scope), { limit: "200" }),
     );
     const items = itemsOf(read) ?? [];
     const stored = traces.find((b) =>
@@ -197,12 +209,15 @@ const checks: readonly Check[] = [
     async run(ctx) {
       const full = fullToken(ctx);
       // The coming-soon write scopes (§5) must not open the endpoints either.
-      const writer = ctx.tokens.find({ kind: "scopes", scopes: ["invoices:write"] });
+      const writer = ctx.tokens.find({
+        kind: "scopes",
+        scopes: [ctx.spec.file.announced.createInvoice.scope],
+      });
       const tokens = writer === undefined || writer.label === full.label ? [full] : [full, writer];
       // A body no invoice endpoint would take (no contact, no lines): nothing gets created even by mistake.
       const json = { description: `${ctx.marker} announced endpoint` };
       for (const token of tokens) {
-        for (const path of ANNOUNCED_POSTS) {
+        for (const path of ctx.spec.ANNOUNCED_POSTS) {
           const ex = await ctx.http.send({ method: "POST", path, auth: token, json });
           if (!((ex.status >= 400 && ex.status < 500) || ex.status === 501)) {
             fail(
@@ -248,7 +263,13 @@ const checks: readonly Check[] = [
         }
         const rule = `POST /api/v1/contacts with ${what} must be refused with 400 or 415 (§4)`;
         expectStatus(ex, [400, 415], rule);
-        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+        expectErrorEnvelope(
+          ex,
+          ex.status === ctx.spec.ERRORS.invalidRequest.status
+            ? ctx.spec.ERRORS.invalidRequest.code
+            : undefined,
+          rule,
+        );
       }
     },
   },
@@ -260,7 +281,7 @@ const checks: readonly Check[] = [
     rule: "A 2 MB body gets 400 or 413, never a 5xx, and the server answers normally afterwards; a target that answers before it has read the whole body and closes the connection (as HTTP allows) is judged on the answer when the kit could read it, and not failed when it could not",
     gap: 15,
     async run(ctx) {
-      const head = `{"type":"CLIENT","name":"${ctx.marker} oversized","address":"`;
+      const head = `{"type":${JSON.stringify(ctx.spec.SAMPLE.contactType)},"name":"${ctx.marker} oversized","address":"`;
       const sent = postContactRaw(ctx, `${head}${"a".repeat(2 * 1024 * 1024)}"}`, JSON_TYPE);
       let ex: HttpExchange | undefined;
       try {
@@ -278,9 +299,15 @@ const checks: readonly Check[] = [
         const rule = "A 2 MB body must be refused with 400 or 413 (spec-gaps #15)";
         expectNot5xx(ex, rule);
         expectStatus(ex, [400, 413], rule);
-        expectErrorEnvelope(ex, ex.status === 400 ? "invalid_request" : undefined, rule);
+        expectErrorEnvelope(
+          ex,
+          ex.status === ctx.spec.ERRORS.invalidRequest.status
+            ? ctx.spec.ERRORS.invalidRequest.code
+            : undefined,
+          rule,
+        );
       }
-      const after = await ctx.http.send(listRequest("contacts", fullToken(ctx), { limit: "1" }));
+      const after = await ctx.http.send(listRequest(ctx, "contacts", fullToken(ctx), { limit: "1" }));
       expectList(after, "After an oversized body the server must still answer GET /api/v1/contacts with 200");
     },
   },
@@ -294,9 +321,9 @@ const checks: readonly Check[] = [
     async run(ctx) {
       const ex = await ctx.http.send({
         method: "POST",
-        path: LISTS.contacts.path,
+        path: ctx.spec.LISTS.contacts.path,
         auth: fullToken(ctx),
-        json: { type: "CLIENT" },
+        json: { type: ctx.spec.SAMPLE.contactType },
       });
       const read = readErrorEnvelope(ex.json);
       if (isEnvelopeProblem(read)) {
@@ -353,7 +380,7 @@ const checks: readonly Check[] = [
       for (const { what, ex } of await nearPaths(ctx)) {
         expectStatus(ex, 404, `${what} must get 404`);
         if (ex.request.method !== "HEAD")
-          expectErrorEnvelope(ex, "not_found", `${what} must get 404 not_found`);
+          expectErrorEnvelope(ex, ctx.spec.ERRORS.notFound.code, `${what} must get 404 not_found`);
       }
     },
   },
@@ -397,7 +424,11 @@ const rows: readonly RuleRow[] = [
       },
       {
         what: "A path below an endpoint",
-        request: { method: "GET", path: `${LISTS.contacts.path}/${ctx.marker}/deeper`, auth: fullToken(ctx) },
+        request: {
+          method: "GET",
+          path: `${ctx.spec.LISTS.contacts.path}/${ctx.marker}/deeper`,
+          auth: fullToken(ctx),
+        },
       },
       {
         what: "A POST to an unknown path",
@@ -425,13 +456,16 @@ const rows: readonly RuleRow[] = [
         request: { method, path, auth: token, ...(method === "DELETE" ? {} : { json: {} }) },
       });
       return [
-        ...["PUT", "PATCH"].flatMap((m) => [to(m, LISTS.contacts.path), to(m, LISTS.products.path)]),
-        ...["PUT", "PATCH", "DELETE"].flatMap((m) => [
-          to(m, `${LISTS.contacts.path}/${absent}`),
-          to(m, `${LISTS.products.path}/${absent}`),
+        ...["PUT", "PATCH"].flatMap((m) => [
+          to(m, ctx.spec.LISTS.contacts.path),
+          to(m, ctx.spec.LISTS.products.path),
         ]),
-        to("DELETE", `${LISTS.invoices.path}/${absent}`),
-        to("DELETE", `${LISTS.expenses.path}/${absent}`),
+        ...["PUT", "PATCH", "DELETE"].flatMap((m) => [
+          to(m, `${ctx.spec.LISTS.contacts.path}/${absent}`),
+          to(m, `${ctx.spec.LISTS.products.path}/${absent}`),
+        ]),
+        to("DELETE", `${ctx.spec.LISTS.invoices.path}/${absent}`),
+        to("DELETE", `${ctx.spec.LISTS.expenses.path}/${absent}`),
       ];
     },
     expect: "refused",

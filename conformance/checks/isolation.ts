@@ -26,7 +26,7 @@ import {
   requireCreated,
   validProduct,
 } from "../support/data.js";
-import { LIST_NAMES, LISTS, type ListName } from "../spec/constants.js";
+import { LIST_NAMES, type ListName } from "../spec/kit-spec.js";
 import { SECTION } from "../spec/clauses.js";
 
 /**
@@ -77,10 +77,10 @@ function canonical(value: unknown): string {
 }
 
 /** Every read of isolation.lists: each list unfiltered and under each value of its filter. */
-function listReads(): Array<{ list: ListName; value: string | undefined }> {
+function listReads(ctx: CheckContext): Array<{ list: ListName; value: string | undefined }> {
   return LIST_NAMES.flatMap((list) => [
     { list, value: undefined },
-    ...(LISTS[list].filter?.values ?? []).map((value) => ({ list, value })),
+    ...(ctx.spec.LISTS[list].filter?.values ?? []).map((value) => ({ list, value })),
   ]);
 }
 
@@ -97,7 +97,7 @@ const read = (
  * when the token can read the whole contacts list.
  */
 async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestToken): Promise<void> {
-  if (!token.scopes.includes("contacts:read")) return;
+  if (!token.scopes.includes(ctx.spec.LISTS.contacts.scope)) return;
   const contacts = await readWhole(ctx, "contacts", token);
   if (!contacts.complete) {
     ctx.observe(
@@ -127,8 +127,8 @@ async function expectOwnContacts(ctx: CheckContext, org: 0 | 1, token: ManifestT
 }
 
 /** The value of the list's filter its first page holds most: a filtered read then has items to leak. */
-function commonValue(list: ListName, items: readonly JsonObject[]): string | undefined {
-  const param = LISTS[list].filter?.param;
+function commonValue(ctx: CheckContext, list: ListName, items: readonly JsonObject[]): string | undefined {
+  const param = ctx.spec.LISTS[list].filter?.param;
   if (param === undefined) return undefined;
   const counts = new Map<string, number>();
   for (const item of items) {
@@ -151,8 +151,8 @@ export const isolationChecks: readonly Check[] = [
         // Organization 0's reads on a token holding just the list's scope, where there is one.
         const first = reader(ctx, list);
         const mine = itemsOf(await firstPage(ctx, list, first)) ?? [];
-        const param = LISTS[list].filter?.param;
-        const value = commonValue(list, mine);
+        const param = ctx.spec.LISTS[list].filter?.param;
+        const value = commonValue(ctx, list, mine);
         // An unusual page size: a URL no other check asks for, read twice in a row.
         const queries: Array<Record<string, string>> = [
           { limit: "7" },
@@ -163,8 +163,8 @@ export const isolationChecks: readonly Check[] = [
             [first, second],
             [second, first],
           ] as const) {
-            const before = await ctx.http.send(listRequest(list, a, query));
-            const after = await ctx.http.send(listRequest(list, b, query));
+            const before = await ctx.http.send(listRequest(ctx, list, a, query));
+            const after = await ctx.http.send(listRequest(ctx, list, b, query));
             const own = new Set(
               expectList(before, `${requestLine(before.request)} must answer 200`).map(canonical),
             );
@@ -211,7 +211,7 @@ export const isolationChecks: readonly Check[] = [
         return;
       }
       await expectOwnContacts(ctx, 1, second);
-      for (const { list, value } of listReads()) {
+      for (const { list, value } of listReads(ctx)) {
         const mine = await read(ctx, list, value, reader(ctx, list));
         const theirs = await read(ctx, list, value, second);
         const what = `${requestLine(theirs.request)}`;
@@ -257,9 +257,9 @@ export const isolationChecks: readonly Check[] = [
       const name = `${ctx.marker} isolation contact of organization 1`;
       const ex = await ctx.http.send({
         method: "POST",
-        path: LISTS.contacts.path,
+        path: ctx.spec.LISTS.contacts.path,
         auth: second,
-        json: { type: "CLIENT", name },
+        json: { type: ctx.spec.SAMPLE.contactType, name },
       });
       requireCreated(ctx, ex, "organization 1's contact", "contacts.create-response");
       await expectUnseen(ctx, "contacts", `the contact "${name}"`, 1, (i) => i.name === name, ex);
@@ -286,7 +286,12 @@ export const isolationChecks: readonly Check[] = [
         exchange,
       );
       const mine = validProduct(ctx, "isolation-org-1");
-      const ex = await ctx.http.send({ method: "POST", path: LISTS.products.path, auth: second, json: mine });
+      const ex = await ctx.http.send({
+        method: "POST",
+        path: ctx.spec.LISTS.products.path,
+        auth: second,
+        json: mine,
+      });
       requireCreated(ctx, ex, "organization 1's product", "products.create");
       await expectUnseen(
         ctx,
@@ -313,16 +318,20 @@ export const isolationChecks: readonly Check[] = [
       requireCreated(ctx, exchange, "the contact", "contacts.create-response");
       const id = dataObject(exchange)?.id;
       if (typeof id !== "string" || id === "") return ctx.skip("the contact creation answered no id");
-      const path = `${LISTS.contacts.path}/${encodeURIComponent(id)}`;
+      const path = `${ctx.spec.LISTS.contacts.path}/${encodeURIComponent(id)}`;
       const own = await ctx.http.send({ method: "GET", path, auth: owner });
       ctx.observe(
         `owner reads by id: ${own.status}`,
-        `GET ${LISTS.contacts.path}/<id> by the owning organization answers ${own.status}.`,
+        `GET ${ctx.spec.LISTS.contacts.path}/<id> by the owning organization answers ${own.status}.`,
       );
       const foreign = await ctx.http.send({ method: "GET", path, auth: other });
       const rule = "Another organization's contact must be reported as not found (§1)";
       expectStatus(foreign, [404, 405], rule);
-      expectErrorEnvelope(foreign, foreign.status === 404 ? "not_found" : undefined, rule);
+      expectErrorEnvelope(
+        foreign,
+        foreign.status === ctx.spec.ERRORS.notFound.status ? ctx.spec.ERRORS.notFound.code : undefined,
+        rule,
+      );
     },
   },
 ];

@@ -39,36 +39,38 @@ import { buildModel, listCommandsArb, type Real } from "../support/list-model.js
 import { expectFiltered, matchesFilter } from "../support/filters.js";
 import { checkProperty } from "../support/property.js";
 import { orderBreaks } from "../support/shapes.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
+import { LIST_NAMES, ORDER_FIELD, type ListName } from "../spec/kit-spec.js";
 import { SECTION } from "../spec/clauses.js";
 
 /** §4 "Pagination" and the query parameters of the endpoint table; §8's page size. */
 
-const PAGE = String(MAX.pageMax);
+/** The largest page, as a query string carries it. */
+const largestPage = (ctx: CheckContext): string => String(ctx.spec.MAX.pageMax);
 
 /** One filtered read at the largest page, shared by the MUST, PROBE and REFERENCE checks (and isolation). */
 const filtered = filteredPage;
 
 /** The request a generated query stands for. */
-function queryRequest(q: ListQuery, token: ManifestToken): HttpRequest {
-  const param = LISTS[q.list].filter?.param ?? "type";
-  return listRequest(q.list, token, {
+function queryRequest(ctx: CheckContext, q: ListQuery, token: ManifestToken): HttpRequest {
+  const param = ctx.spec.LISTS[q.list].filter?.param ?? "type";
+  return listRequest(ctx, q.list, token, {
     ...(q.limit === undefined ? {} : { limit: q.limit }),
     ...(q.filter === undefined ? {} : { [param]: q.filter }),
   });
 }
 
 /** What kind of invalid limit a value is (spec-gaps #10), as a failure's key names it. */
-function limitClass(value: string | readonly string[]): string {
+function limitClass(ctx: CheckContext, value: string | readonly string[]): string {
   if (typeof value !== "string") return "repeated";
   if (!DECIMAL.test(value)) return "not decimal";
   const n = Number(value);
   if (!Number.isInteger(n)) return "not an integer";
-  return n < 1 ? "below 1" : n > MAX.pageMax ? "above 200" : "in range";
+  const { pageMin, pageMax } = ctx.spec.MAX;
+  return n < pageMin ? `below ${pageMin}` : n > pageMax ? `above ${pageMax}` : "in range";
 }
 
 const orderTime = (list: ListName, item: JsonObject): number => {
-  const value = item[LISTS[list].orderField];
+  const value = item[ORDER_FIELD[list]];
   return typeof value === "string" ? Date.parse(value) : Number.NaN;
 };
 
@@ -87,13 +89,20 @@ interface LimitProbe {
  * `before`). A server that takes the newest n items and then filters answers none. Judged on `whole`,
  * the list's largest page read just before (every item when it holds fewer than 200).
  */
-function limitProbes(list: ListName, whole: readonly JsonObject[], before: boolean): LimitProbe[] {
+function limitProbes(
+  ctx: CheckContext,
+  list: ListName,
+  whole: readonly JsonObject[],
+  before: boolean,
+): LimitProbe[] {
   const out: LimitProbe[] = [];
   const newest = whole[0];
   if (newest === undefined) return out;
-  const filter = LISTS[list].filter;
+  const filter = ctx.spec.LISTS[list].filter;
   const value = filter?.values.find(
-    (v) => !matchesFilter(list, v, newest, "either") && whole.some((i) => matchesFilter(list, v, i, "exact")),
+    (v) =>
+      !matchesFilter(ctx.spec, list, v, newest, "either") &&
+      whole.some((i) => matchesFilter(ctx.spec, list, v, i, "exact")),
   );
   if (filter !== undefined && value !== undefined) {
     out.push({
@@ -106,7 +115,7 @@ function limitProbes(list: ListName, whole: readonly JsonObject[], before: boole
   }
   const newestTime = orderTime(list, newest);
   const older = whole.find((i) => orderTime(list, i) < newestTime);
-  const served = newest[LISTS[list].orderField];
+  const served = newest[ctx.spec.LISTS[list].orderField];
   // Only where before is supported (spec-gaps #8): an ignored before answers the newest item. In the
   // form the target serves, the one §4's recipe sends.
   if (before && older !== undefined && !Number.isNaN(newestTime) && typeof served === "string") {
@@ -136,7 +145,7 @@ async function longList(ctx: CheckContext): Promise<LongList | undefined> {
   for (const token of tokens) {
     for (const list of LIST_NAMES) {
       const held = itemsOf(await firstPage(ctx, list, token))?.length ?? 0;
-      if (held >= MAX.pageMax) return { list, token, held };
+      if (held >= ctx.spec.MAX.pageMax) return { list, token, held };
     }
   }
   return undefined;
@@ -149,35 +158,36 @@ async function longList(ctx: CheckContext): Promise<LongList | undefined> {
  */
 async function fillList(ctx: CheckContext): Promise<LongList> {
   const token = ctx.tokens.find({ kind: "full", org: 1 }) ?? fullToken(ctx, 0);
-  const first = await ctx.http.send(listRequest("contacts", token, { limit: PAGE }));
+  const first = await ctx.http.send(listRequest(ctx, "contacts", token, { limit: largestPage(ctx) }));
   const held = expectList(first, `${requestLine(first.request)} must answer 200`).length;
   if (ctx.options.readOnly) {
     ctx.skip(
-      `MUST not verified: no list holds more than ${MAX.pageMax} items (${token.organization}'s contacts hold ${held}), and --read-only forbids adding the marked contacts that would make one`,
+      `MUST not verified: no list holds more than ${ctx.spec.MAX.pageMax} items (${token.organization}'s contacts hold ${held}), and --read-only forbids adding the marked contacts that would make one`,
     );
   }
   const writers = usableTokens(ctx).filter(
-    (t) => t.organization === token.organization && t.scopes.includes("contacts:write"),
+    (t) =>
+      t.organization === token.organization && t.scopes.includes(ctx.spec.file.endpoints.createContact.scope),
   );
   // A few over the maximum: a list of exactly 200 would not show a page too long.
-  const target = MAX.pageMax + 6;
+  const target = ctx.spec.MAX.pageMax + 6;
   for (let n = held; n < target; n += 1) {
     const writer = writers[n % writers.length] ?? token;
     const ex = await ctx.http.send({
       method: "POST",
-      path: LISTS.contacts.path,
+      path: ctx.spec.LISTS.contacts.path,
       auth: writer,
       json: validContact(ctx, `page filler ${n}`),
     });
     if (ex.status !== 201 && ex.status !== 200) {
       ctx.skip(
-        `MUST not verified: adding contacts to pass ${MAX.pageMax} stopped on a ${ex.status} (contacts.create-response reports why)`,
+        `MUST not verified: adding contacts to pass ${ctx.spec.MAX.pageMax} stopped on a ${ex.status} (contacts.create-response reports why)`,
       );
     }
   }
   ctx.observe(
     "added contacts past 200",
-    `Added ${target - held} marked contacts to ${token.organization}'s contacts so that the list holds more than ${MAX.pageMax}.`,
+    `Added ${target - held} marked contacts to ${token.organization}'s contacts so that the list holds more than ${ctx.spec.MAX.pageMax}.`,
   );
   return { list: "contacts", token, held: target };
 }
@@ -198,20 +208,23 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       const token = fullToken(ctx);
       const count = async (list: ListName, query: Record<string, string> = {}) => {
-        const ex = await ctx.http.send(listRequest(list, token, query));
+        const ex = await ctx.http.send(listRequest(ctx, list, token, query));
         return { ex, items: expectList(ex, `${requestLine(ex.request)} must answer 200 { "data": [...] }`) };
       };
       const checkDefault = async (list: ListName, held: number) => {
         const { ex, items } = await count(list);
         // §4 and §8: the default is 50, so a list holding more must give exactly 50, not 20, not 100.
-        const expected = Math.min(held, MAX.pageDefault);
+        const expected = Math.min(held, ctx.spec.MAX.pageDefault);
         if (items.length !== expected) {
-          fail(`GET ${LISTS[list].path} without limit must return the default of 50 items (§4, §8)`, {
-            key: failureKey("default page not 50", list),
-            expected: `${expected} items (the list holds ${held >= MAX.pageMax ? "at least " : ""}${held})`,
-            actual: `${items.length} items`,
-            exchange: ex,
-          });
+          fail(
+            `GET ${ctx.spec.LISTS[list].path} without limit must return the default of 50 items (§4, §8)`,
+            {
+              key: failureKey("default page not 50", list),
+              expected: `${expected} items (the list holds ${held >= ctx.spec.MAX.pageMax ? "at least " : ""}${held})`,
+              actual: `${items.length} items`,
+              exchange: ex,
+            },
+          );
         }
       };
       let longest: { list: ListName; held: number } | undefined;
@@ -224,18 +237,18 @@ export const listChecks: readonly Check[] = [
         await checkDefault(list, held);
         if (longest === undefined || held > longest.held) longest = { list, held };
       }
-      if (longest !== undefined && longest.held > MAX.pageDefault) return;
+      if (longest !== undefined && longest.held > ctx.spec.MAX.pageDefault) return;
       // No list is long enough for a default above 50 to show: make one, with marked contacts.
       if (ctx.options.readOnly) {
         ctx.skip(
-          `no list of organization 0 holds more than ${MAX.pageDefault} items (the longest, ${longest?.list ?? "none"}, holds ${longest?.held ?? 0}), so a default above 50 cannot show, and --read-only forbids adding some`,
+          `no list of organization 0 holds more than ${ctx.spec.MAX.pageDefault} items (the longest, ${longest?.list ?? "none"}, holds ${longest?.held ?? 0}), so a default above 50 cannot show, and --read-only forbids adding some`,
         );
       }
-      const held = (await count("contacts", { limit: PAGE })).items.length;
-      for (let n = held; n <= MAX.pageDefault; n += 1) {
+      const held = (await count("contacts", { limit: largestPage(ctx) })).items.length;
+      for (let n = held; n <= ctx.spec.MAX.pageDefault; n += 1) {
         const ex = await ctx.http.send({
           method: "POST",
-          path: LISTS.contacts.path,
+          path: ctx.spec.LISTS.contacts.path,
           auth: token,
           json: validContact(ctx, `filler ${n}`),
         });
@@ -245,9 +258,9 @@ export const listChecks: readonly Check[] = [
       }
       ctx.observe(
         "added contacts past 50",
-        `Added ${MAX.pageDefault + 1 - held} marked contacts so that the contacts list holds more than 50.`,
+        `Added ${ctx.spec.MAX.pageDefault + 1 - held} marked contacts so that the contacts list holds more than 50.`,
       );
-      await checkDefault("contacts", (await count("contacts", { limit: PAGE })).items.length);
+      await checkDefault("contacts", (await count("contacts", { limit: largestPage(ctx) })).items.length);
     },
   },
   {
@@ -258,26 +271,26 @@ export const listChecks: readonly Check[] = [
     rule: "Any valid query (limit 1..200, the list's filter) answers 200 with at most limit items, each matching the filter",
     async run(ctx) {
       // Any token with the list's scope will do: the load falls on tokens the other checks leave idle.
-      const tokenFor = (list: ListName): ManifestToken => tokenHolding(ctx, LISTS[list].scope);
+      const tokenFor = (list: ListName): ManifestToken => tokenHolding(ctx, ctx.spec.LISTS[list].scope);
       await checkProperty(ctx, {
         rule: "A valid list query must answer 200 with at most `limit` items (default 50), each matching the filter",
-        arb: listQueryArb,
+        arb: listQueryArb(ctx.spec),
         examples: [
           { list: "contacts", limit: "1" },
-          { list: "products", limit: PAGE },
-          { list: "invoices", limit: PAGE, filter: "PAID" },
-          { list: "contacts", filter: "BOTH" },
+          { list: "products", limit: largestPage(ctx) },
+          { list: "invoices", limit: largestPage(ctx), filter: ctx.spec.INVOICE_STATUSES[0] },
+          { list: "contacts", filter: ctx.spec.SAMPLE.otherContactType },
         ],
-        show: (q) => requestLine(queryRequest(q, tokenFor(q.list))),
+        show: (q) => requestLine(queryRequest(ctx, q, tokenFor(q.list))),
         classOf: (q) =>
           [q.list, q.limit === undefined ? "" : "limit", q.filter === undefined ? "" : "filter"]
             .filter((part) => part !== "")
             .join(" "),
         predicate: async (q) => {
-          const ex = await ctx.http.send(queryRequest(q, tokenFor(q.list)));
+          const ex = await ctx.http.send(queryRequest(ctx, q, tokenFor(q.list)));
           const line = requestLine(ex.request);
           const items = expectList(ex, `${line} must answer 200`);
-          const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
+          const max = q.limit === undefined ? ctx.spec.MAX.pageDefault : Number(q.limit);
           if (items.length > max) {
             fail(`${line} returned more than ${max} items (§4)`, {
               key: "more items than the limit",
@@ -287,7 +300,7 @@ export const listChecks: readonly Check[] = [
             });
           }
           if (q.filter !== undefined)
-            expectFiltered(ex, items, q.list, q.filter, {
+            expectFiltered(ctx.spec, ex, items, q.list, q.filter, {
               message: `${line} returned items that do not match the filter (§4)`,
               key: "items outside the filter",
             });
@@ -303,7 +316,7 @@ export const listChecks: readonly Check[] = [
     rule: "A limit below 1, above 200, not an integer, not decimal or repeated is refused (a 4xx; §4: its answer is not shown) or clamped: never 5xx, never more than 200, never more than a decimal limit",
     gap: 10,
     async run(ctx) {
-      const tokenFor = (list: ListName): ManifestToken => tokenHolding(ctx, LISTS[list].scope);
+      const tokenFor = (list: ListName): ManifestToken => tokenHolding(ctx, ctx.spec.LISTS[list].scope);
       const examples: Array<[ListName, InvalidLimit]> = [
         // Every kind of spec-gaps #10, decimal or not (0x10 is 16 to JavaScript, nothing to a decimal parser).
         ...["0", "-1", "201", "1000", "1.5", "abc", "", "0x10", "1e2", "+5"].map(
@@ -313,23 +326,23 @@ export const listChecks: readonly Check[] = [
       ];
       await checkProperty(ctx, {
         rule: "An out-of-range limit must get 400 invalid_request or a clamped page (spec-gaps #10)",
-        arb: fc.tuple(fc.constantFrom(...LIST_NAMES), invalidLimitArb),
+        arb: fc.tuple(fc.constantFrom(...LIST_NAMES), invalidLimitArb(ctx.spec)),
         examples,
-        show: ([list, { value }]) => requestLine(listRequest(list, tokenFor(list), { limit: value })),
-        classOf: ([, { value }]) => `limit ${limitClass(value)}`,
+        show: ([list, { value }]) => requestLine(listRequest(ctx, list, tokenFor(list), { limit: value })),
+        classOf: ([, { value }]) => `limit ${limitClass(ctx, value)}`,
         predicate: async ([list, { value }]) => {
-          const ex = await ctx.http.send(listRequest(list, tokenFor(list), { limit: value }));
+          const ex = await ctx.http.send(listRequest(ctx, list, tokenFor(list), { limit: value }));
           const rule = requestLine(ex.request);
           expectNot5xx(ex, rule);
           if (ex.status === 400) {
-            expectErrorEnvelope(ex, "invalid_request", rule);
+            expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code, rule);
             return;
           }
           // §4: "Behavior for a limit outside 1 to 200 or not an integer: not shown". Any refusal will
           // do (its envelope is run.error-envelope's); only a page is bounded.
           if (ex.status > 400 && ex.status < 500) return;
           const items = expectList(ex, `${rule} must answer a refusal or a clamped 200`);
-          const bound = limitBound(value);
+          const bound = limitBound(ctx.spec, value);
           if (items.length > bound) {
             fail(`${rule} returned more items than the limit allows once clamped`, {
               key: "more items than the clamped limit",
@@ -354,34 +367,34 @@ export const listChecks: readonly Check[] = [
       const long = (await longList(ctx)) ?? (await fillList(ctx));
       const { list, token, held } = long;
       const said = `the list holds at least ${held} items`;
-      const full = await ctx.http.send(listRequest(list, token, { limit: PAGE }));
+      const full = await ctx.http.send(listRequest(ctx, list, token, { limit: largestPage(ctx) }));
       const page = expectList(full, `${requestLine(full.request)} (${said}) must answer 200`);
-      if (page.length !== MAX.pageMax) {
+      if (page.length !== ctx.spec.MAX.pageMax) {
         fail(`${requestLine(full.request)} (${said}) must answer a page of 200 (§4, §8)`, {
           key: failureKey("limit=200 not 200 items", list),
-          expected: `${MAX.pageMax} items`,
+          expected: `${ctx.spec.MAX.pageMax} items`,
           actual: `${page.length} items`,
           exchange: full,
         });
       }
-      const param = LISTS[list].filter?.param;
-      const value = list === "contacts" ? "CLIENT" : undefined;
+      const param = ctx.spec.LISTS[list].filter?.param;
+      const value = list === "contacts" ? ctx.spec.SAMPLE.contactType : undefined;
       const asks: Array<Record<string, string>> = [
-        ...[String(MAX.pageMax + 1), "1000", "1000000", "", "all", "-1"].map((limit) => ({ limit })),
+        ...[String(ctx.spec.MAX.pageMax + 1), "1000", "1000000", "", "all", "-1"].map((limit) => ({ limit })),
         ...(param === undefined || value === undefined ? [] : [{ [param]: value, limit: "1000" }]),
       ];
       for (const query of asks) {
-        const ex = await ctx.http.send(listRequest(list, token, query));
+        const ex = await ctx.http.send(listRequest(ctx, list, token, query));
         const rule = `${requestLine(ex.request)} (${said})`;
         expectNot5xx(ex, rule);
         if (ex.status === 400) {
-          expectErrorEnvelope(ex, "invalid_request", rule);
+          expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code, rule);
           continue;
         }
         const items = expectList(ex, `${rule} must answer 400 or at most 200 items`);
-        if (items.length > MAX.pageMax) {
+        if (items.length > ctx.spec.MAX.pageMax) {
           fail(`${rule} answered more than the page maximum of 200 (§4, §8)`, {
-            key: failureKey("more than 200 items", list, `limit ${limitClass(query.limit ?? "")}`),
+            key: failureKey("more than 200 items", list, `limit ${limitClass(ctx, query.limit ?? "")}`),
             expected: "400, or at most 200 items",
             actual: `${items.length} items`,
             exchange: ex,
@@ -400,12 +413,12 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       const token = reader(ctx, "contacts");
       for (const value of ["0", "201", "1.5", "abc", ["10", "20"]] as const) {
-        const ex = await ctx.http.send(listRequest("contacts", token, { limit: value }));
+        const ex = await ctx.http.send(listRequest(ctx, "contacts", token, { limit: value }));
         const rule = `${requestLine(ex.request)} must be refused, naming limit`;
-        const { details } = expectErrorEnvelope(ex, "invalid_request", rule);
+        const { details } = expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code, rule);
         if (ex.status !== 400 || !detailsName(details, "limit")) {
           fail(rule, {
-            key: failureKey("limit not named", `limit ${limitClass(value)}`, `status ${ex.status}`),
+            key: failureKey("limit not named", `limit ${limitClass(ctx, value)}`, `status ${ex.status}`),
             expected: '400 with error.details naming "limit"',
             actual: answer(ex),
             exchange: ex,
@@ -422,10 +435,10 @@ export const listChecks: readonly Check[] = [
     rule: "type=CLIENT (SUPPLIER) returns only CLIENT (SUPPLIER) or BOTH contacts; type=BOTH only BOTH",
     async run(ctx) {
       const token = reader(ctx, "contacts");
-      for (const value of CONTACT_TYPES) {
+      for (const value of ctx.spec.CONTACT_TYPES) {
         const ex = await filtered(ctx, "contacts", value, token);
         const items = expectList(ex, `GET /api/v1/contacts?type=${value} must answer 200`);
-        expectFiltered(ex, items, "contacts", value, {
+        expectFiltered(ctx.spec, ex, items, "contacts", value, {
           message: `type=${value} returned other contacts (§4)`,
           key: failureKey("items outside the filter", `type=${value}`),
         });
@@ -439,15 +452,16 @@ export const listChecks: readonly Check[] = [
     level: "PROBE",
     rule: "Whether type=CLIENT and type=SUPPLIER include the contacts of type BOTH",
     async run(ctx) {
+      const reading = ctx.spec.BOTH ?? ctx.skip("the spec's contact types do not hold spec-gaps #2's three");
       const token = reader(ctx, "contacts");
-      const both = itemsOf(await filtered(ctx, "contacts", "BOTH", token))?.length ?? 0;
-      for (const value of ["CLIENT", "SUPPLIER"]) {
+      const both = itemsOf(await filtered(ctx, "contacts", reading.both, token))?.length ?? 0;
+      for (const value of reading.parts) {
         const items = itemsOf(await filtered(ctx, "contacts", value, token));
         if (items === undefined) {
           ctx.observe(`type=${value}: no list`, `type=${value} did not answer a list.`);
           continue;
         }
-        const included = items.filter((i) => i.type === "BOTH").length;
+        const included = items.filter((i) => i.type === reading.both).length;
         if (included > 0)
           ctx.observe(
             `type=${value} includes BOTH`,
@@ -473,10 +487,11 @@ export const listChecks: readonly Check[] = [
     level: "REFERENCE",
     rule: "type=CLIENT and type=SUPPLIER return exactly that type, never BOTH",
     async run(ctx) {
+      const reading = ctx.spec.BOTH ?? ctx.skip("the spec's contact types do not hold spec-gaps #2's three");
       const token = reader(ctx, "contacts");
-      for (const value of ["CLIENT", "SUPPLIER"]) {
+      for (const value of reading.parts) {
         const ex = await filtered(ctx, "contacts", value, token);
-        expectFiltered(ex, expectList(ex), "contacts", value, {
+        expectFiltered(ctx.spec, ex, expectList(ex), "contacts", value, {
           message: `type=${value} returned contacts of another type`,
           key: failureKey("items outside the filter", `type=${value}`),
           reading: "exact",
@@ -493,10 +508,10 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       for (const list of ["invoices", "expenses"] as const) {
         const token = reader(ctx, list);
-        for (const value of LISTS[list].filter?.values ?? []) {
+        for (const value of ctx.spec.LISTS[list].filter?.values ?? []) {
           const ex = await filtered(ctx, list, value, token);
-          const items = expectList(ex, `GET ${LISTS[list].path}?status=${value} must answer 200`);
-          expectFiltered(ex, items, list, value, {
+          const items = expectList(ex, `GET ${ctx.spec.LISTS[list].path}?status=${value} must answer 200`);
+          expectFiltered(ctx.spec, ex, items, list, value, {
             message: `status=${value} returned ${list} of another status (§4)`,
             key: failureKey("items outside the filter", list, `status=${value}`),
           });
@@ -518,13 +533,15 @@ export const listChecks: readonly Check[] = [
         ["invoices", "status", "paid"],
       ];
       for (const [list, param, value] of cases) {
-        const ex = await ctx.http.send(listRequest(list, reader(ctx, list), { limit: PAGE, [param]: value }));
+        const ex = await ctx.http.send(
+          listRequest(ctx, list, reader(ctx, list), { limit: largestPage(ctx), [param]: value }),
+        );
         const items = itemsOf(ex);
         const what = items !== undefined ? `200 with ${items.length} items` : statusAndCode(ex);
         const kind = items === undefined ? what : items.length === 0 ? "200, empty" : "200, with items";
         ctx.observe(
           `${list}?${param}=${value}: ${kind}`,
-          `GET ${LISTS[list].path}?${param}=${value}: ${what}.`,
+          `GET ${ctx.spec.LISTS[list].path}?${param}=${value}: ${what}.`,
         );
       }
     },
@@ -539,12 +556,12 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       let tried = 0;
       for (const list of LIST_NAMES) {
-        const token = tokenHolding(ctx, LISTS[list].scope);
+        const token = tokenHolding(ctx, ctx.spec.LISTS[list].scope);
         const whole = itemsOf(await currentPage(ctx, list, token)) ?? [];
         const before = (await beforeSupport(ctx, list, token)).kind === "supported";
-        for (const probe of limitProbes(list, whole, before)) {
+        for (const probe of limitProbes(ctx, list, whole, before)) {
           tried += 1;
-          const ex = await ctx.http.send(listRequest(list, token, probe.query));
+          const ex = await ctx.http.send(listRequest(ctx, list, token, probe.query));
           const items = expectList(ex, `${requestLine(ex.request)} must answer 200`);
           const wrong =
             probe.query.before === undefined
@@ -582,11 +599,11 @@ export const listChecks: readonly Check[] = [
         // Read now, not at the start: by now contacts and products hold records the run created.
         const ex = await currentPage(ctx, list, token);
         const items = expectList(ex);
-        const breaks = orderBreaks(items, LISTS[list].orderField);
+        const breaks = orderBreaks(items, ctx.spec.LISTS[list].orderField);
         if (breaks.length > 0) {
           fail(`${list} are not newest first`, {
             key: failureKey("not newest first", list),
-            expected: `${LISTS[list].orderField} never increasing down the list`,
+            expected: `${ctx.spec.LISTS[list].orderField} never increasing down the list`,
             actual: `${breaks.length} inversion(s): ${breaks.slice(0, 3).join("; ")}`,
             exchange: ex,
           });
@@ -617,7 +634,7 @@ export const listChecks: readonly Check[] = [
         // The first page of one item, and of half the list: items sharing an instant (the run's own
         // records may) may fall either side of a cut, so a short page shows what a long one hides.
         for (const n of new Set([1, Math.floor(whole.length / 2)])) {
-          const ex = await ctx.http.send(listRequest(list, token, { limit: String(n) }));
+          const ex = await ctx.http.send(listRequest(ctx, list, token, { limit: String(n) }));
           const page = expectList(ex, `${requestLine(ex.request)} must answer 200`);
           const last = page.at(-1);
           const lastTime = last === undefined ? Number.NaN : orderTime(list, last);
@@ -626,7 +643,7 @@ export const listChecks: readonly Check[] = [
             (i) => !onPage.has(JSON.stringify(i.id)) && orderTime(list, i) > lastTime,
           );
           if (unreached.length > 0) {
-            const field = LISTS[list].orderField;
+            const field = ctx.spec.LISTS[list].orderField;
             fail(
               `${requestLine(ex.request)} leaves out items newer than its last: paging by §4 never reaches them`,
               {
@@ -659,7 +676,7 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       for (const list of LIST_NAMES) {
         const token = reader(ctx, list);
-        const field = LISTS[list].orderField;
+        const field = ctx.spec.LISTS[list].orderField;
         // The probe sends the served timestamp format: §4's recipe sets before "from the date of the last result".
         const support = await beforeSupport(ctx, list, token);
         if (support.kind === "undecided") {
@@ -672,7 +689,9 @@ export const listChecks: readonly Check[] = [
         if (support.kind === "broken" && support.probe.status === 400) {
           // §4: before is "being added to endpoints progressively", and unknown parameters may be refused
           // (spec-gaps #11, PROBE): a list without before yet, on such a server, refuses it like any other.
-          const unknown = await ctx.http.send(listRequest(list, token, { limit: PAGE, cfk_probe: "1" }));
+          const unknown = await ctx.http.send(
+            listRequest(ctx, list, token, { limit: largestPage(ctx), cfk_probe: "1" }),
+          );
           if (unknown.status === 400) {
             ctx.observe(
               `${list}: before not supported, 400 like an unknown parameter`,
@@ -706,8 +725,10 @@ export const listChecks: readonly Check[] = [
           );
           continue;
         }
-        const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: pivot }));
-        const got = expectList(ex, `GET ${LISTS[list].path}?before=${pivot} must answer 200`);
+        const ex = await ctx.http.send(
+          listRequest(ctx, list, token, { limit: largestPage(ctx), before: pivot }),
+        );
+        const got = expectList(ex, `GET ${ctx.spec.LISTS[list].path}?before=${pivot} must answer 200`);
         const notBefore = got.filter(
           (i) => !(typeof i[field] === "string" && Date.parse(i[field]) < Date.parse(pivot)),
         );
@@ -747,8 +768,8 @@ export const listChecks: readonly Check[] = [
     async run(ctx) {
       for (const list of LIST_NAMES) {
         const token = reader(ctx, list);
-        const ex = await ctx.http.send(listRequest(list, token, { before: "yesterday" }));
-        expectRejected(ex, `GET ${LISTS[list].path}?before=yesterday must be refused`);
+        const ex = await ctx.http.send(listRequest(ctx, list, token, { before: "yesterday" }));
+        expectRejected(ctx.spec, ex, `GET ${ctx.spec.LISTS[list].path}?before=yesterday must be refused`);
       }
     },
   },
@@ -780,7 +801,7 @@ export const listChecks: readonly Check[] = [
         ["foo", "bar"],
         ["_", "1700000000000"],
       ] as const) {
-        const ex = await ctx.http.send(listRequest("contacts", token, { limit: "5", [param]: value }));
+        const ex = await ctx.http.send(listRequest(ctx, "contacts", token, { limit: "5", [param]: value }));
         const what = ex.status === 200 ? "ignored (200)" : statusAndCode(ex);
         ctx.observe(`?${param}=: ${what}`, `GET /api/v1/contacts?limit=5&${param}=${value}: ${what}.`);
       }
@@ -800,7 +821,7 @@ export const listChecks: readonly Check[] = [
       const real: Real = { ctx };
       await checkProperty(ctx, {
         rule: "A sequence of creations and reads must agree with the model (§1, §4, §8)",
-        arb: listCommandsArb(ctx.marker, model.orgs),
+        arb: listCommandsArb(ctx.spec, ctx.marker, model.orgs),
         numRuns: Math.max(1, Math.min(ctx.options.numRuns, 6)),
         // The target remembers every run (records, a cache): the counterexample is all the check sent.
         stateful: true,
@@ -830,13 +851,13 @@ async function expectFirstOfOrder(
   const cut = whole[n - 1];
   if (cut === undefined) return;
   const cutTime = orderTime(list, cut);
-  const ex = await ctx.http.send(listRequest(list, token, { limit: String(n) }));
+  const ex = await ctx.http.send(listRequest(ctx, list, token, { limit: String(n) }));
   const page = expectList(ex, `${requestLine(ex.request)} must answer 200`);
   const onPage = new Set(page.map((i) => JSON.stringify(i.id)));
   const older = page.filter((i) => orderTime(list, i) < cutTime);
   const missing = whole.filter((i) => orderTime(list, i) > cutTime && !onPage.has(JSON.stringify(i.id)));
   if (older.length + missing.length > 0) {
-    const field = LISTS[list].orderField;
+    const field = ctx.spec.LISTS[list].orderField;
     fail(`${requestLine(ex.request)} is not the first ${n} items of the list`, {
       key: failureKey("limit not the first items", list),
       expected: `the ${n} newest items (${field} from ${String(cut[field])} on), as the largest page orders them`,
@@ -852,7 +873,7 @@ async function expectFirstOfOrder(
  * after the date (the filter reversed). An item's date from the middle of the list tells them apart.
  */
 async function expectIgnoredMidway(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<void> {
-  const field = LISTS[list].orderField;
+  const field = ctx.spec.LISTS[list].orderField;
   // The list as it stands now: the probe that found before ignored may have read it runs ago.
   const items = itemsOf(await currentPage(ctx, list, token)) ?? [];
   const times = items
@@ -881,7 +902,7 @@ async function expectIgnoredMidway(ctx: CheckContext, list: ListName, token: Man
       undefined,
     );
   if (midway === undefined) return;
-  const ex = await ctx.http.send(listRequest(list, token, { limit: PAGE, before: midway }));
+  const ex = await ctx.http.send(listRequest(ctx, list, token, { limit: largestPage(ctx), before: midway }));
   const got = itemsOf(ex);
   const same = (a: readonly JsonObject[]): string => JSON.stringify(a.map((i) => i.id));
   if (got === undefined || same(got) !== same(items)) {
@@ -918,7 +939,7 @@ async function probeHole(
     };
   }
   const items = itemsOf(support.plain) ?? [];
-  const whole = items.length < MAX.pageMax;
+  const whole = items.length < ctx.spec.MAX.pageMax;
   const lastDate = items[items.length - 1]?.date;
   const counts = new Map<string, number>();
   for (const i of items) if (typeof i.date === "string") counts.set(i.date, (counts.get(i.date) ?? 0) + 1);
@@ -937,7 +958,7 @@ async function probeHole(
   let link: string | undefined;
   for (let page = 0; page < 25; page += 1) {
     const ex = await ctx.http.send(
-      listRequest(list, token, { limit, ...(before === undefined ? {} : { before }) }),
+      listRequest(ctx, list, token, { limit, ...(before === undefined ? {} : { before }) }),
     );
     link ??= ex.headers.link;
     const got = itemsOf(ex);

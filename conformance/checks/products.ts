@@ -5,6 +5,7 @@ import type { Check, CheckContext, HttpExchange } from "../types.js";
 import {
   expectDataObject,
   expectErrorEnvelope,
+  expectError,
   expectRejected,
   expectStatus,
   expectSuccess,
@@ -44,18 +45,15 @@ import { memoSlot, onceSlot } from "../support/shared.js";
 import {
   absentOptionals,
   listedProductProblems,
-  PRODUCT_FIELDS,
+  recordFields,
   problemsKey,
   problemsText,
   type FieldProblem,
 } from "../support/shapes.js";
 import { INVALID, ruleCheck, updatedAtCheck, type RuleRow } from "../support/rows.js";
-import { LISTS, MAX } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /** POST /api/v1/products: §4's body table and sku rule, §2's money, §8's lengths (spec-gaps #6, #19, #20). */
-
-const PATH = LISTS.products.path;
 
 interface ListedProduct {
   item: JsonObject;
@@ -89,7 +87,8 @@ const postJson = (
   ctx: CheckContext,
   json: unknown,
   token: ManifestToken = fullToken(ctx),
-): Promise<HttpExchange> => ctx.http.send({ method: "POST", path: PATH, auth: token, json });
+): Promise<HttpExchange> =>
+  ctx.http.send({ method: "POST", path: ctx.spec.LISTS.products.path, auth: token, json });
 
 const listedProduct = (ctx: CheckContext, variant: ProductVariant): Promise<ListedProduct> =>
   ctx.shared.get(LISTED).get(variant, async () => {
@@ -108,12 +107,13 @@ const listedBySku = (
 
 /** The listed product against what was sent; a failure replays the creation, then the list read. */
 function expectListedAsSent(
+  ctx: CheckContext,
   draft: ProductDraft,
   item: JsonObject,
   ex: HttpExchange,
   created: HttpExchange | undefined,
 ): void {
-  const problems = listedProductProblems(draft, item);
+  const problems = listedProductProblems(ctx.spec, draft, item);
   if (problems.length > 0) {
     fail(`The product ${draft.sku} is listed otherwise than it was sent`, {
       key: failureKey("listed otherwise", problemsKey(problems)),
@@ -132,17 +132,17 @@ function expectListedAsSent(
 async function expectRoundTrip(ctx: CheckContext, draft: ProductDraft): Promise<void> {
   const ex = await postProduct(ctx, fullToken(ctx), draft);
   if (ex.status === 400 && new Decimal(draft.unitPrice).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
-    expectErrorEnvelope(ex, "invalid_request");
+    expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code);
     ctx.observe(
       `unitPrice from ${TOLERATED_MAXIMUM.toFixed()} refused`,
       `unitPrice ${draft.unitPrice} is refused (400): the target has a maximum below it.`,
     );
     return;
   }
-  expectSuccess(ex, `POST ${PATH} with a valid body must succeed (§4)`);
-  expectDataObject(ex, `POST ${PATH} must answer { "data": {...} }`);
+  expectSuccess(ex, `POST ${ctx.spec.LISTS.products.path} with a valid body must succeed (§4)`);
+  expectDataObject(ex, `POST ${ctx.spec.LISTS.products.path} must answer { "data": {...} }`);
   const { item, exchange } = await listedBySku(ctx, draft.sku, ex);
-  expectListedAsSent(draft, item, exchange, ex);
+  expectListedAsSent(ctx, draft, item, exchange, ex);
 }
 
 /** §8: a product accepted at its boundaries is kept whole, as the list shows it. */
@@ -156,7 +156,7 @@ async function expectKeptIntact(
   const created = await postProduct(ctx, fullToken(ctx), draft);
   expectSuccess(created, `${what} must be accepted (§8)`);
   const { item, exchange } = await listedBySku(ctx, draft.sku, created);
-  const problems = listedProductProblems(draft, item);
+  const problems = listedProductProblems(ctx.spec, draft, item);
   if (problems.length > 0) {
     fail(`${what}: accepted, but not kept intact (§8)`, {
       key: failureKey(kind, problemsKey(problems)),
@@ -212,7 +212,7 @@ const checks: readonly Check[] = [
     async run(ctx) {
       for (const variant of ["full", "minimal"] as const) {
         const { exchange } = await createdProduct(ctx, variant);
-        const rule = `POST ${PATH} (${variant} body) must create the product`;
+        const rule = `POST ${ctx.spec.LISTS.products.path} (${variant} body) must create the product`;
         expectStatus(exchange, [200, 201], rule);
         expectDataObject(exchange, rule);
       }
@@ -228,7 +228,11 @@ const checks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const { exchange } = await createdProduct(ctx, "full");
-      expectStatus(exchange, 201, `POST ${PATH} should answer 201 (§4 "201 for creation")`);
+      expectStatus(
+        exchange,
+        201,
+        `POST ${ctx.spec.LISTS.products.path} should answer 201 (§4 "201 for creation")`,
+      );
     },
   },
   {
@@ -242,7 +246,7 @@ const checks: readonly Check[] = [
     async run(ctx) {
       for (const variant of ["full", "minimal"] as const) {
         const { item, exchange, draft, created } = await listedProduct(ctx, variant);
-        expectListedAsSent(draft, item, exchange, created);
+        expectListedAsSent(ctx, draft, item, exchange, created);
       }
     },
   },
@@ -261,8 +265,8 @@ const checks: readonly Check[] = [
       expectStatus(exchange, 201);
       const data = expectDataObject(exchange);
       const problems: FieldProblem[] = [
-        ...listedProductProblems(draft, data),
-        ...absentOptionals(data, PRODUCT_FIELDS).map(
+        ...listedProductProblems(ctx.spec, draft, data),
+        ...absentOptionals(data, recordFields(ctx.spec).products).map(
           (f): FieldProblem => ({
             field: f,
             kind: "missing",
@@ -291,7 +295,7 @@ const checks: readonly Check[] = [
     async run(ctx) {
       await checkProperty(ctx, {
         rule: "A valid product must be created and listed with the values sent (§4, spec-gaps #6, #19)",
-        arb: productBodyArb(ctx.marker),
+        arb: productBodyArb(ctx.spec, ctx.marker),
         numRuns: writeRuns(ctx),
         // The JSON text as sent (unitPrice a number, written exactly), not the draft's own fields.
         show: (draft) => productJsonText(draft),
@@ -324,27 +328,27 @@ const checks: readonly Check[] = [
         const draft = { sku: unique(ctx, "price"), name: `${ctx.marker} price ${text}`, unitPrice: text };
         const ex = await postProduct(ctx, fullToken(ctx), draft);
         if (ex.status === 400 && new Decimal(text).greaterThanOrEqualTo(TOLERATED_MAXIMUM)) {
-          expectErrorEnvelope(ex, "invalid_request");
+          expectErrorEnvelope(ex, ctx.spec.ERRORS.invalidRequest.code);
           ctx.observe(
             `unitPrice ${text} refused`,
             `unitPrice ${text} is refused (400): the target has a maximum below it.`,
           );
           continue;
         }
-        expectSuccess(ex, `POST ${PATH} with unitPrice ${text} must succeed (§4)`);
+        expectSuccess(ex, `POST ${ctx.spec.LISTS.products.path} with unitPrice ${text} must succeed (§4)`);
         created.push({ draft, ex });
       }
       // One read of the list finds them all (they are the newest); one not on it is looked for alone.
       const page = await ctx.http.send(
-        listRequest("products", fullToken(ctx), { limit: String(MAX.pageMax) }),
+        listRequest(ctx, "products", fullToken(ctx), { limit: String(ctx.spec.MAX.pageMax) }),
       );
       const items = itemsOf(page) ?? [];
       for (const { draft, ex } of created) {
         const item = items.find((i) => i.sku === draft.sku);
-        if (item !== undefined) expectListedAsSent(draft, item, page, ex);
+        if (item !== undefined) expectListedAsSent(ctx, draft, item, page, ex);
         else {
           const listed = await listedBySku(ctx, draft.sku, ex);
-          expectListedAsSent(draft, listed.item, listed.exchange, ex);
+          expectListedAsSent(ctx, draft, listed.item, listed.exchange, ex);
         }
       }
     },
@@ -384,7 +388,11 @@ const checks: readonly Check[] = [
     gap: 19,
     writes: true,
     async run(ctx) {
-      expectRejected((await priceExperiment(ctx, "1.23456")).ex, "unitPrice 1.23456 must be refused");
+      expectRejected(
+        ctx.spec,
+        (await priceExperiment(ctx, "1.23456")).ex,
+        "unitPrice 1.23456 must be refused",
+      );
     },
   },
   {
@@ -396,17 +404,17 @@ const checks: readonly Check[] = [
     async run(ctx) {
       await checkProperty(ctx, {
         rule: "An invalid product body must be refused with 400 invalid_request (§4, §7)",
-        arb: invalidProductBodyArb(ctx.marker),
+        arb: invalidProductBodyArb(ctx.spec, ctx.marker),
         // Every break runs as a fixed example, and the coverage phase sends each field's neighbours:
         // as many random draws on top as a writing property makes.
         numRuns: writeRuns(ctx),
         // Every single-rule break, whatever the seed (a taxable sent as "true" included).
-        examples: productRuleBreakExamples(ctx.marker, () => unique(ctx, "inv")),
+        examples: productRuleBreakExamples(ctx.spec, ctx.marker, () => unique(ctx, "inv")),
         show: describeInvalid,
         classOf: (v) => `${v.field} ${v.rule}`,
         predicate: async ({ body }) => {
-          const token = tokenHolding(ctx, "products:write");
-          expectRejected(await postJson(ctx, body, token), "the body must be refused");
+          const token = tokenHolding(ctx, ctx.spec.file.endpoints.createProduct.scope);
+          expectRejected(ctx.spec, await postJson(ctx, body, token), "the body must be refused");
         },
       });
     },
@@ -421,27 +429,28 @@ const checks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       const atMax: ProductDraft = {
-        sku: padTo(`${unique(ctx, "max")}-`, MAX.productSku, "s"),
-        name: padTo(`${ctx.marker} max `, MAX.productName),
-        description: padTo(`${ctx.marker} `, MAX.productDescription, "d"),
+        sku: padTo(`${unique(ctx, "max")}-`, ctx.spec.MAX.productSku, "s"),
+        name: padTo(`${ctx.marker} max `, ctx.spec.MAX.productName),
+        description: padTo(`${ctx.marker} `, ctx.spec.MAX.productDescription, "d"),
         unitPrice: "1",
       };
       await expectKeptIntact(ctx, atMax, "Every field at its maximum length", "every field at its maximum");
       // "é" is one character under every reading of spec-gaps #16 (code point, UTF-16 unit, grapheme).
-      const bmpName = padTo(`${ctx.marker} `, MAX.productName, "\u00E9");
+      const bmpName = padTo(`${ctx.marker} `, ctx.spec.MAX.productName, "\u00E9");
       await expectKeptIntact(
         ctx,
         { sku: unique(ctx, "bmp"), name: bmpName, unitPrice: "1" },
-        `A name of ${MAX.productName} characters, mostly "\u00E9" (${Buffer.byteLength(bmpName)} UTF-8 bytes)`,
-        `name of ${MAX.productName} mostly "\u00E9"`,
+        `A name of ${ctx.spec.MAX.productName} characters, mostly "\u00E9" (${Buffer.byteLength(bmpName)} UTF-8 bytes)`,
+        `name of ${ctx.spec.MAX.productName} mostly "\u00E9"`,
       );
       expectRejected(
+        ctx.spec,
         await postJson(ctx, {
           sku: unique(ctx, "bmp-over"),
-          name: padTo(`${ctx.marker} `, MAX.productName + 1, "\u00E9"),
+          name: padTo(`${ctx.marker} `, ctx.spec.MAX.productName + 1, "\u00E9"),
           unitPrice: 1,
         }),
-        `A name of ${MAX.productName + 1} characters, mostly "\u00E9", must be refused`,
+        `A name of ${ctx.spec.MAX.productName + 1} characters, mostly "\u00E9", must be refused`,
       );
     },
   },
@@ -457,7 +466,9 @@ const checks: readonly Check[] = [
       const { draft, exchange } = await createdProduct(ctx, "full");
       requireCreated(ctx, exchange, "the first product", "products.create");
       const ex = await postJson(ctx, { sku: draft.sku, name: `${ctx.marker} duplicate`, unitPrice: 1 });
-      expectRejected(ex, `A duplicate sku (${draft.sku}) must be refused (§4 rule)`);
+      // §4's rule, by situation: the spec's duplicateSku answer (400 invalid_request as written).
+      const { status, code } = ctx.spec.ERRORS.duplicateSku;
+      expectError(ex, status, code, `A duplicate sku (${draft.sku}) must get ${status} ${code} (§4 rule)`);
     },
   },
   {
@@ -533,7 +544,7 @@ const checks: readonly Check[] = [
     writes: true,
     async run(ctx) {
       for (const [what, ex] of Object.entries(await blankExperiment(ctx)))
-        expectRejected(ex, `${what} must be refused`);
+        expectRejected(ctx.spec, ex, `${what} must be refused`);
     },
   },
 ];
@@ -543,7 +554,7 @@ const withPrice = (ctx: CheckContext, what: string, unitPrice: unknown) => ({
   what,
   request: {
     method: "POST",
-    path: PATH,
+    path: ctx.spec.LISTS.products.path,
     auth: fullToken(ctx),
     json: { sku: unique(ctx, "rule"), name: `${ctx.marker} ${what}`, unitPrice },
   },

@@ -32,8 +32,8 @@ const RATE_SCOPE = valueSlot<{ scope?: "token" | "organization" | "address" | un
 );
 
 /** The plain burst: one successful read, again and again. */
-const successes = (token: ManifestToken): BurstPlan => ({
-  request: () => ({ ...listRequest("contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } }),
+const successes = (ctx: CheckContext, token: ManifestToken): BurstPlan => ({
+  request: () => ({ ...listRequest(ctx, "contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } }),
   expected: (status) => status === 200,
 });
 
@@ -49,9 +49,9 @@ const readsAndRefusals =
   (token: ManifestToken): BurstPlan => ({
     request: (n) =>
       n % 2 === 0
-        ? { ...listRequest("contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } }
+        ? { ...listRequest(ctx, "contacts", token, { limit: "1" }), headers: { Origin: ORIGIN } }
         : n % 4 === 1
-          ? { ...listRequest("contacts", token, { limit: "0" }), headers: { Origin: ORIGIN } }
+          ? { ...listRequest(ctx, "contacts", token, { limit: "0" }), headers: { Origin: ORIGIN } }
           : {
               method: "GET",
               path: `/api/v1/${ctx.marker}-nowhere`,
@@ -64,7 +64,7 @@ const readsAndRefusals =
 
 /** Tokens holding contacts:read (what the burst reads), the reserved one left out. */
 const readers = (ctx: CheckContext): ManifestToken[] =>
-  usableTokens(ctx).filter((t) => t.scopes.includes("contacts:read"));
+  usableTokens(ctx).filter((t) => t.scopes.includes(ctx.spec.LISTS.contacts.scope));
 
 /**
  * Of `tokens`, those another usable token can stand in for (same organization, same scopes): a budget
@@ -102,7 +102,7 @@ const burstToken = (ctx: CheckContext): ManifestToken =>
 const probeToken = (ctx: CheckContext, candidates: readonly ManifestToken[]): ManifestToken | undefined =>
   leastUsed(
     ctx,
-    candidates.filter((t) => t.scopes.includes("contacts:read")),
+    candidates.filter((t) => t.scopes.includes(ctx.spec.LISTS.contacts.scope)),
   );
 
 /** The burst's answer that stopped it, as a failure: a 5xx is the no-5xx rule's, anything else this rule's. */
@@ -140,8 +140,8 @@ function expectLimited(
   }
   expectError(
     b.limited,
-    429,
-    "rate_limited",
+    ctx.spec.ERRORS.rateLimited.status,
+    ctx.spec.ERRORS.rateLimited.code,
     "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
   );
   ctx.observe(
@@ -248,8 +248,8 @@ export const rateLimitChecks: readonly Check[] = [
       for (const ex of b.exchanges.filter((e) => e.status === 429)) {
         expectError(
           ex,
-          429,
-          "rate_limited",
+          ctx.spec.ERRORS.rateLimited.status,
+          ctx.spec.ERRORS.rateLimited.code,
           "Beyond the rate limit the answer must be 429 rate_limited (§7, §8)",
         );
       }
@@ -275,9 +275,9 @@ export const rateLimitChecks: readonly Check[] = [
       const full = judged.token;
       if (judged.limited === undefined) ctx.skip("the burst met no 429");
       // Still limited? A target that let the token go since (a fixed window's end) is brought back to it.
-      const again = await ctx.http.sendUnpaced(successes(full).request(0));
+      const again = await ctx.http.sendUnpaced(successes(ctx, full).request(0));
       if (again.status !== 429) {
-        const b = await exhaust(ctx, full, successes(full));
+        const b = await exhaust(ctx, full, successes(ctx, full));
         if (b.limited === undefined) ctx.skip("the token could not be brought to a 429");
       }
       // Not the burst's token: a token limited by its own burst tells nothing of the scope.
@@ -296,7 +296,7 @@ export const rateLimitChecks: readonly Check[] = [
       probes.push(["a request without a token", null]);
       const limited: string[] = [];
       for (const [what, token] of probes) {
-        const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
+        const ex = await ctx.http.sendUnpaced(listRequest(ctx, "contacts", token, { limit: "1" }));
         if (ex.status === 429) limited.push(what);
         ctx.observe(
           `${what}: ${ex.status === 429 ? "limited" : "not limited"}`,
@@ -411,7 +411,7 @@ export const rateLimitChecks: readonly Check[] = [
     slow: true,
     async run(ctx) {
       const token = fullToken(ctx);
-      const b = await exhaust(ctx, token, successes(token));
+      const b = await exhaust(ctx, token, successes(ctx, token));
       failUnexpected(b, "requests", "200");
       if (b.limited === undefined && b.durationMs > ctx.options.rateWindowMs) {
         ctx.skip(`the burst took ${b.durationMs} ms, longer than the window: undecided`);
@@ -427,7 +427,7 @@ export const rateLimitChecks: readonly Check[] = [
       // Retry-After counts whole seconds; a quarter-second margin covers its rounding and the clocks.
       if (given !== undefined && given + 250 < judgedWindowMs(ctx)) {
         await ctx.clock.sleep(given + 250, "waiting the Retry-After of the 429");
-        const early = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
+        const early = await ctx.http.sendUnpaced(listRequest(ctx, "contacts", token, { limit: "1" }));
         ctx.observe(
           early.status === 200 ? "Retry-After was enough" : "Retry-After was not enough",
           `After the ${Math.round(given / 100) / 10} s Retry-After asked, the request got ${statusAndCode(early)}.`,
@@ -442,7 +442,7 @@ export const rateLimitChecks: readonly Check[] = [
         );
       }
       await quiet(ctx, "a window without requests, after which §8's limit must allow again");
-      const ex = await ctx.http.sendUnpaced(listRequest("contacts", token, { limit: "1" }));
+      const ex = await ctx.http.sendUnpaced(listRequest(ctx, "contacts", token, { limit: "1" }));
       if (ex.status !== 200) {
         fail("After a window without requests, the request is still refused", {
           key: failureKey("still refused after a window", `status ${ex.status}`),

@@ -19,7 +19,6 @@ import {
   stringsOf,
   type Creation,
 } from "../support/history.js";
-import { ANNOUNCED_POSTS, ERROR_CODE_OF_STATUS, ERROR_CODES } from "../spec/constants.js";
 import { SECTION, clauseRange } from "../spec/clauses.js";
 
 /**
@@ -67,8 +66,8 @@ function failOn(ctx: CheckContext, offenders: readonly Offender[], message: stri
   });
 }
 
-const isAnnouncedPost = (ex: HttpExchange): boolean =>
-  ex.request.method.toUpperCase() === "POST" && ANNOUNCED_POSTS.includes(ex.request.path);
+const isAnnouncedPost = (ctx: CheckContext, ex: HttpExchange): boolean =>
+  ex.request.method.toUpperCase() === "POST" && ctx.spec.ANNOUNCED_POSTS.includes(ex.request.path);
 
 const is2xx = (ex: HttpExchange): boolean => ex.status >= 200 && ex.status < 300;
 
@@ -194,11 +193,11 @@ export const runChecks: readonly Check[] = [
     rule: `Every createdAt and updatedAt of a record the run created (its creation answer and every list read of it) lies between the target's own Date headers before and after its creation, within ${DATE_TOLERANCE_MS / 1000} s`,
     async run(ctx) {
       const history = ctx.http.history();
-      const made = creations(history);
+      const made = creations(ctx.spec, history);
       if (made.length === 0) ctx.skip("the run created no record");
       // Each record's reads, by organization, list and what names it (its id, a product's sku).
       const seen = new Map<string, Array<{ ex: HttpExchange; item: Record<string, unknown> }>>();
-      for (const read of listReads(history)) {
+      for (const read of listReads(ctx.spec, history)) {
         for (const item of read.items) {
           for (const key of [`id:${String(item.id)}`, `sku:${String(item.sku)}`]) {
             const k = `${read.org ?? ""}|${read.list}|${key}`;
@@ -249,7 +248,7 @@ export const runChecks: readonly Check[] = [
       // What each organization created: its marked names and skus, anywhere; its ids, in error texts.
       const created = new Map<string, Foreign | null>();
       const ids = new Map<string, Foreign>();
-      for (const c of creations(history)) {
+      for (const c of creations(ctx.spec, history)) {
         for (const field of ["name", "sku"]) {
           const value = c.sent[field];
           if (typeof value !== "string" || !value.includes(ctx.marker)) continue;
@@ -373,7 +372,7 @@ export const runChecks: readonly Check[] = [
       const offenders = errorAnswers(ctx).flatMap((ex) => {
         const read = readErrorEnvelope(ex.json);
         if (isEnvelopeProblem(read)) return [{ ex, why: `${ex.status}: ${read.why}`, kind: read.problem }];
-        const code = ERROR_CODE_OF_STATUS[ex.status];
+        const code = ctx.spec.ERROR_CODE_OF_STATUS[ex.status];
         if (code !== undefined && read.code !== code)
           return [
             {
@@ -402,9 +401,9 @@ export const runChecks: readonly Check[] = [
     async run(ctx) {
       const offenders = ctx.http
         .history()
-        .filter((ex) => ex.status >= 500 && !(ex.status === 501 && isAnnouncedPost(ex)))
+        .filter((ex) => ex.status >= 500 && !(ex.status === 501 && isAnnouncedPost(ctx, ex)))
         // A server error is a defect of its route: two routes failing are two defects.
-        .map((ex) => ({ ex, why: answer(ex), kind: `${ex.status} on ${routeOf(ex.request)}` }));
+        .map((ex) => ({ ex, why: answer(ex), kind: `${ex.status} on ${routeOf(ex.request, ctx.spec)}` }));
       failOn(ctx, offenders, "Server errors during the run", "no 5xx");
     },
   },
@@ -419,9 +418,9 @@ export const runChecks: readonly Check[] = [
       const offenders = errorAnswers(ctx).flatMap((ex) => {
         const read = readErrorEnvelope(ex.json);
         const code = isEnvelopeProblem(read) ? undefined : read.code;
-        return ERROR_CODE_OF_STATUS[ex.status] === undefined ||
+        return ctx.spec.ERROR_CODE_OF_STATUS[ex.status] === undefined ||
           code === undefined ||
-          !ERROR_CODES.includes(code)
+          !ctx.spec.ERROR_CODES.includes(code)
           ? [
               {
                 ex,
@@ -431,7 +430,7 @@ export const runChecks: readonly Check[] = [
             ]
           : [];
       });
-      failOn(ctx, offenders, "Errors outside §7's table", ERROR_CODES.join(", "));
+      failOn(ctx, offenders, "Errors outside §7's table", ctx.spec.ERROR_CODES.join(", "));
     },
   },
 ];

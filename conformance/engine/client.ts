@@ -1,3 +1,4 @@
+import type { KitSpec } from "../spec/kit-spec.js";
 import type { RequestPacer } from "./pacer.js";
 import { RequestError, routeOf } from "../failures.js";
 import { retryAfterMs } from "../exchange.js";
@@ -28,6 +29,8 @@ export interface FetchHttpClientOptions {
    * answer of the run can then be judged for CORS (§4).
    */
   origin?: string | undefined;
+  /** The run's spec: its paths name routes in failure keys (failures.ts, routeOf). */
+  spec?: KitSpec | undefined;
 }
 
 /** What the client adds to every request that does not set it itself. */
@@ -44,6 +47,7 @@ export class FetchHttpClient implements HttpClient {
   readonly #now: () => number;
   readonly #onRequest: (() => void) | undefined;
   readonly #defaults: RequestDefaults;
+  readonly #spec: KitSpec | undefined;
   readonly #history: HttpExchange[] = [];
   #requests = 0;
   #limits: UnexpectedLimits | undefined;
@@ -57,6 +61,7 @@ export class FetchHttpClient implements HttpClient {
     this.#now = options.now ?? Date.now;
     this.#onRequest = options.onRequest;
     this.#defaults = { origin: options.origin };
+    this.#spec = options.spec;
   }
 
   /** Requests sent so far, answered or not. */
@@ -86,7 +91,7 @@ export class FetchHttpClient implements HttpClient {
     const retryAfter = exchange.headers["retry-after"];
     const delay = this.retryDelayMs(retryAfter);
     this.#pacer.limited?.(sent, delay, true);
-    const who = `${routeOf(sent)}${this.#tokenLabel(sent)}`;
+    const who = `${routeOf(sent, this.#spec)}${this.#tokenLabel(sent)}`;
     const limits = (this.#limits ??= {
       count: 0,
       resentAnswered: 0,
@@ -221,7 +226,7 @@ export class FetchHttpClient implements HttpClient {
         prepared.method,
         prepared.url,
         curl,
-        routeOf(request),
+        routeOf(request, this.#spec),
       );
     }
     const headers: Record<string, string> = {};

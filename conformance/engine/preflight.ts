@@ -1,5 +1,5 @@
+import { kitSpec, type KitSpec } from "../spec/kit-spec.js";
 import type { ManifestToken, TokenManifest } from "../manifest-schema.js";
-import { LISTS } from "../spec/constants.js";
 import type { HttpClient, HttpExchange, HttpRequest } from "../types.js";
 import type { BurstReservation } from "./tokens.js";
 
@@ -75,9 +75,18 @@ export interface Trial {
   group: string;
 }
 
-const WRITES = [
-  { scope: "contacts:write", path: LISTS.contacts.path, check: "auth.scope-grants-write (§5 Scopes.2)" },
-  { scope: "products:write", path: LISTS.products.path, check: "auth.scope-grants-write (§5 Scopes.4)" },
+/** The creations a write scope is tried on: §4's POST rows, their scopes the spec's. */
+const writes = (spec: KitSpec) => [
+  {
+    scope: spec.file.endpoints.createContact.scope,
+    path: spec.file.endpoints.createContact.path,
+    check: "auth.scope-grants-write (§5 Scopes.2)",
+  },
+  {
+    scope: spec.file.endpoints.createProduct.scope,
+    path: spec.file.endpoints.createProduct.path,
+    check: "auth.scope-grants-write (§5 Scopes.4)",
+  },
 ];
 
 /**
@@ -85,20 +94,26 @@ const WRITES = [
  * token is declared to hold, else one. `now`: for expiry instants. The token goes as a raw header, so
  * that the pacer never swaps it for an equivalent one: this token is tried.
  */
-export function trialsOf(token: ManifestToken, manifest: TokenManifest, now: number): Trial[] {
+export function trialsOf(
+  token: ManifestToken,
+  manifest: TokenManifest,
+  now: number,
+  spec: KitSpec = kitSpec(),
+): Trial[] {
+  const { unauthorized, forbidden } = spec.ERRORS;
   const org = manifest.organizations.find((o) => o.id === token.organization);
   const expired = token.expiresAt !== null && Date.parse(token.expiresAt) <= now;
   const held: readonly string[] = token.scopes;
   const auth = { header: `Bearer ${token.token}` };
   const listOf = (path: string): HttpRequest => ({ method: "GET", path, query: { limit: "1" }, auth });
-  const reads = Object.values(LISTS).filter((l) => held.includes(l.scope));
-  const any = listOf(reads[0]?.path ?? LISTS.contacts.path);
+  const reads = Object.values(spec.LISTS).filter((l) => held.includes(l.scope));
+  const any = listOf(reads[0]?.path ?? spec.LISTS.contacts.path);
   if (token.state === "revoked") {
     return [
       {
         request: any,
-        declared: "revoked, so 401 (§5.6)",
-        agrees: (s) => s === 401,
+        declared: `revoked, so ${unauthorized.status} (§5.6)`,
+        agrees: (s) => s === unauthorized.status,
         ifManifestWrong: "the token is not revoked on the target",
         check: "auth.revoked-token (§3 Token status.1, §5.6)",
         group: "revoked",
@@ -110,8 +125,8 @@ export function trialsOf(token: ManifestToken, manifest: TokenManifest, now: num
     return [
       {
         request: any,
-        declared: `${state}, so 401 (§5.6)`,
-        agrees: (s) => s === 401,
+        declared: `${state}, so ${unauthorized.status} (§5.6)`,
+        agrees: (s) => s === unauthorized.status,
         ifManifestWrong: "the token has not expired on the target",
         check: "auth.expired-token (§3 Token status.2, §5.6)",
         group: "expired",
@@ -122,8 +137,8 @@ export function trialsOf(token: ManifestToken, manifest: TokenManifest, now: num
     return [
       {
         request: any,
-        declared: `active in ${token.organization}, whose plan has no API access, so 403 (§7.6)`,
-        agrees: (s) => s === 403,
+        declared: `active in ${token.organization}, whose plan has no API access, so ${forbidden.status} (§7.6)`,
+        agrees: (s) => s === forbidden.status,
         ifManifestWrong: `the plan of ${token.organization} has API access on the target`,
         check: "auth.plan (§7.6)",
         group: "in an organization whose plan has no API access",
@@ -135,29 +150,31 @@ export function trialsOf(token: ManifestToken, manifest: TokenManifest, now: num
       (read): Trial => ({
         request: listOf(read.path),
         declared: `active with ${read.scope}, so GET ${read.path} is accepted (200)`,
-        agrees: (s) => s !== 401 && s !== 403,
+        agrees: (s) => s !== unauthorized.status && s !== forbidden.status,
         ifManifestWrong: `the token lacks ${read.scope} on the target`,
         check: "auth.scope-grants-read (§5.4)",
         group: `with ${read.scope}`,
       }),
     ),
-    ...WRITES.filter((w) => held.includes(w.scope)).map(
-      (write): Trial => ({
-        request: { method: "POST", path: write.path, json: {}, auth },
-        declared: `active with ${write.scope}, so POST ${write.path} is accepted (an empty body refused with 400)`,
-        agrees: (s) => s !== 401 && s !== 403,
-        ifManifestWrong: `the token lacks ${write.scope} on the target`,
-        check: write.check,
-        group: `with ${write.scope}`,
-      }),
-    ),
+    ...writes(spec)
+      .filter((w) => held.includes(w.scope))
+      .map(
+        (write): Trial => ({
+          request: { method: "POST", path: write.path, json: {}, auth },
+          declared: `active with ${write.scope}, so POST ${write.path} is accepted (an empty body refused with 400)`,
+          agrees: (s) => s !== unauthorized.status && s !== forbidden.status,
+          ifManifestWrong: `the token lacks ${write.scope} on the target`,
+          check: write.check,
+          group: `with ${write.scope}`,
+        }),
+      ),
   ];
   if (trials.length > 0) return trials;
   return [
     {
       request: any,
       declared: `active${held.length === 0 ? " without any scope" : ` with only ${held.join(", ")}`}, so accepted (403 without the scope)`,
-      agrees: (s) => s !== 401,
+      agrees: (s) => s !== unauthorized.status,
       ifManifestWrong: "the token is no active token on the target",
       check: "auth.scope-matrix (§5.6: 403, not 401, for a valid token without the scope)",
       group: "active without a scope that has an endpoint",
@@ -166,8 +183,13 @@ export function trialsOf(token: ManifestToken, manifest: TokenManifest, now: num
 }
 
 /** The first trial of a token (its state, or its first scope): what a reader checks first. */
-export const trialOf = (token: ManifestToken, manifest: TokenManifest, now: number): Trial => {
-  const [first] = trialsOf(token, manifest, now);
+export const trialOf = (
+  token: ManifestToken,
+  manifest: TokenManifest,
+  now: number,
+  spec: KitSpec = kitSpec(),
+): Trial => {
+  const [first] = trialsOf(token, manifest, now, spec);
   if (first === undefined) throw new Error(`no trial for ${token.label}`);
   return first;
 };
@@ -183,12 +205,13 @@ export function preflightPlan(
   manifest: TokenManifest,
   now: number,
   reserved?: ManifestToken | undefined,
+  spec: KitSpec = kitSpec(),
 ): Array<{ token: ManifestToken; trials: Trial[] }> {
   const declarations = new Set<string>();
   return manifest.tokens
     .filter((t) => t !== reserved)
     .map((token) => {
-      const all = trialsOf(token, manifest, now);
+      const all = trialsOf(token, manifest, now, spec);
       const declaration = `${token.organization} ${token.state} ${[...token.scopes].sort().join(" ")}`;
       const trials = declarations.has(declaration) ? all.slice(0, 1) : all;
       declarations.add(declaration);
@@ -212,12 +235,13 @@ export async function preflight(
   http: HttpClient,
   manifest: TokenManifest,
   now: number,
-  options: { reservation?: BurstReservation | undefined } = {},
+  options: { reservation?: BurstReservation | undefined; spec?: KitSpec | undefined } = {},
 ): Promise<void> {
+  const spec = options.spec ?? kitSpec();
   const problems: PreflightProblem[] = [];
   /** Per group: how many tokens were tried in it, and the statuses of those that disagreed. */
   const tried = new Map<string, { tokens: Set<string>; disagreed: Map<string, string>; check: string }>();
-  for (const { token, trials } of preflightPlan(manifest, now, options.reservation?.token)) {
+  for (const { token, trials } of preflightPlan(manifest, now, options.reservation?.token, spec)) {
     const wrong: Array<{ trial: Trial; ex: HttpExchange }> = [];
     for (const trial of trials) {
       // A 429 tells nothing of the token (an earlier run's requests may still fill its budget): the
@@ -236,7 +260,7 @@ export async function preflight(
       wrong.push({ trial, ex });
       // A 401 where a token was declared active: the target does not know the token; its other
       // scopes would say the same.
-      if (ex.status === 401 && trial.agrees(200)) break;
+      if (ex.status === spec.ERRORS.unauthorized.status && trial.agrees(200)) break;
     }
     const [first] = wrong;
     if (first === undefined) continue;

@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import type { TokenManifest } from "../manifest-schema.js";
 import { clauseList } from "../spec/clauses.js";
+import { kitSpec, type KitSpec } from "../spec/kit-spec.js";
 import type { BurstReservation } from "./tokens.js";
 import { ManifestTokenPool } from "./tokens.js";
 import { CheckFailure, RequestError, failureKey, type Observation } from "../failures.js";
@@ -163,6 +164,8 @@ export interface RunnerInput {
   clock?: KitClock | undefined;
   /** The token kept out of the run's traffic for the rate-limit burst (engine/tokens.ts). */
   reservation?: BurstReservation | undefined;
+  /** The run's spec; default the spec as written. */
+  spec?: KitSpec | undefined;
 }
 
 /**
@@ -172,12 +175,15 @@ export interface RunnerInput {
 export async function runChecks(input: RunnerInput): Promise<CheckResult[]> {
   const { options } = input;
   const clock = input.clock ?? systemKitClock;
+  const spec = input.spec ?? kitSpec();
   const shared: Shared = {
+    spec,
     http: input.http,
     tokens: new ManifestTokenPool(input.manifest, {
       skip,
       now: () => new Date(clock.now()),
       reservation: input.reservation,
+      spec,
     }),
     options,
     marker: input.marker ?? makeMarker(options.seed),

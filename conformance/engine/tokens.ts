@@ -1,19 +1,20 @@
 import type { ManifestOrganization, ManifestToken, TokenManifest } from "../manifest-schema.js";
+import { kitSpec, type KitSpec } from "../spec/kit-spec.js";
 import type { TokenNeed, TokenPool } from "../types.js";
 
-/** The scopes that have an endpoint today (§4): a "full" token holds all of them. */
-export const FULL_SCOPES = [
-  "contacts:read",
-  "contacts:write",
-  "products:read",
-  "products:write",
-  "invoices:read",
-  "expenses:read",
-] as const;
+/** The scopes that have an endpoint (§4's table): a "full" token holds all of them. */
+export const fullScopes = (spec: KitSpec): readonly string[] => [
+  ...new Set(spec.ENDPOINTS.map((e) => e.scope)),
+];
+
+/** The full scopes of the spec as written (tests and mutation variants of the kit). */
+export const FULL_SCOPES: readonly string[] = fullScopes(kitSpec());
 
 export interface TokenPoolOptions {
   /** Ends the current check as skipped (the runner's skip signal). */
   skip: (reason: string) => never;
+  /** The run's spec: which scopes make a token "full" (default the spec as written). */
+  spec?: KitSpec | undefined;
   /** For expiry instants; default the system clock. */
   now?: () => Date;
   /**
@@ -65,17 +66,23 @@ export class BurstReservation {
  * when that class has another member to carry its share of the traffic. Undefined when there is none:
  * the burst then waits for a window without requests before it judges (spec-gaps #21).
  */
-export function reserveForBurst(manifest: TokenManifest, now: number): ManifestToken | undefined {
+export function reserveForBurst(
+  manifest: TokenManifest,
+  now: number,
+  spec: KitSpec = kitSpec(),
+): ManifestToken | undefined {
+  const full = fullScopes(spec);
   const orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
   const lasting = (t: ManifestToken): boolean =>
     t.state === "active" &&
     orgs.get(t.organization)?.apiAccess === true &&
     (t.expiresAt === null || Date.parse(t.expiresAt) > now + DAY_MS);
-  const home = manifest.tokens.find((t) => lasting(t) && FULL_SCOPES.every((s) => t.scopes.includes(s)));
+  const home = manifest.tokens.find((t) => lasting(t) && full.every((s) => t.scopes.includes(s)));
   if (home === undefined) return undefined;
   const classes = new Map<string, ManifestToken[]>();
   for (const t of manifest.tokens) {
-    if (!lasting(t) || t.organization !== home.organization || !t.scopes.includes("contacts:read")) continue;
+    if (!lasting(t) || t.organization !== home.organization || !t.scopes.includes(spec.LISTS.contacts.scope))
+      continue;
     const key = [...t.scopes].sort().join(" ");
     classes.set(key, [...(classes.get(key) ?? []), t]);
   }
@@ -94,12 +101,15 @@ export class ManifestTokenPool implements TokenPool {
   readonly #now: () => Date;
   readonly #orgs: ReadonlyMap<string, ManifestOrganization>;
 
+  readonly #full: readonly string[];
+
   constructor(manifest: TokenManifest, options: TokenPoolOptions) {
     this.manifest = manifest;
     this.#skip = options.skip;
     this.#now = options.now ?? (() => new Date());
     this.#orgs = new Map(manifest.organizations.map((o) => [o.id, o]));
     this.#reservation = options.reservation ?? new BurstReservation(undefined);
+    this.#full = fullScopes(options.spec ?? kitSpec());
   }
 
   get reserved(): ManifestToken | undefined {
@@ -116,7 +126,7 @@ export class ManifestTokenPool implements TokenPool {
   #find(need: TokenNeed, tokens: readonly ManifestToken[]): ManifestToken | undefined {
     switch (need.kind) {
       case "full": {
-        const full = tokens.filter((t) => this.#usable(t) && FULL_SCOPES.every((s) => t.scopes.includes(s)));
+        const full = tokens.filter((t) => this.#usable(t) && this.#full.every((s) => t.scopes.includes(s)));
         const org = this.manifest.organizations.filter((o) => full.some((t) => t.organization === o.id))[
           need.org ?? 0
         ];
@@ -143,7 +153,7 @@ export class ManifestTokenPool implements TokenPool {
   }
 
   get(need: TokenNeed): ManifestToken {
-    return this.find(need) ?? this.#skip(`the token manifest has no ${describeNeed(need)}`);
+    return this.find(need) ?? this.#skip(`the token manifest has no ${describeNeed(need, this.#full)}`);
   }
 
   /**
@@ -160,10 +170,10 @@ export class ManifestTokenPool implements TokenPool {
 }
 
 /** The kind of token a need asks for, as the skip reason names it. */
-export function describeNeed(need: TokenNeed): string {
+export function describeNeed(need: TokenNeed, full: readonly string[] = FULL_SCOPES): string {
   switch (need.kind) {
     case "full":
-      return `${need.org === 1 ? "second organization with an " : ""}active full-access token (${FULL_SCOPES.join(", ")}) in an organization with API access`;
+      return `${need.org === 1 ? "second organization with an " : ""}active full-access token (${full.join(", ")}) in an organization with API access`;
     case "scopes":
       return `active token with ${need.exact === true ? "exactly the scopes" : "the scopes"} ${need.scopes.length === 0 ? "(none)" : need.scopes.join(", ")} in an organization with API access`;
     case "no-scope":

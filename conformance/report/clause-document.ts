@@ -2,6 +2,9 @@ import type { KitIdentity } from "../kit.js";
 import { CLAUSES, clauseList, isTestable, quoteText, SECTIONS, type Clause } from "../spec/clauses.js";
 import { stanceAnchor } from "../spec/stance.js";
 import { LEVELS, type Check } from "../types.js";
+import type { Spec } from "../../spec/schema.js";
+import { defaultSpec } from "../../spec/variant.js";
+import { CLAUSE_READS, valuesAt } from "../spec/reads.js";
 
 /**
  * The clause document (`conformance --list --format markdown`), for spec authors and certifiers, as
@@ -74,8 +77,57 @@ const kindCell = (c: Clause): string =>
 /** The spec's words, quoted: a table row keeps its cells, shown without the outer bars. */
 const quoteCell = (c: Clause): string => `“${cell(quoteText(c.quote))}”`;
 
-export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdentity): string {
+/** A value of the spec file as a reader takes it in: a list joined, an error answer as `409 conflict`. */
+export function showSpecValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map(String).join(", ");
+  if (typeof value === "object" && value !== null) {
+    const { status, code } = value as { status?: unknown; code?: unknown };
+    if (typeof status === "number" && typeof code === "string") return `${status} ${code}`;
+    return JSON.stringify(value);
+  }
+  return value === undefined ? "(absent)" : String(value);
+}
+
+const isErrorAnswer = (v: object): boolean => "status" in v && "code" in v;
+
+/** A value split into the values a reader compares: an object's keys one by one, an error answer whole. */
+function leaves(v: { path: string; value: unknown }): Array<{ path: string; value: unknown }> {
+  const { path, value } = v;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || isErrorAnswer(value)) return [v];
+  return Object.entries(value).flatMap(([k, inner]) => leaves({ path: `${path}.${k}`, value: inner }));
+}
+
+/**
+ * What a clause's words become under a spec variant: the quote stays the spec's sentence, and each value
+ * of the file the clause reads that the variant changes is said beside it (the spec as written's value
+ * after it). Nothing under the default file.
+ */
+export function underThisSpec(clause: Clause, spec: Spec): string[] {
+  const base = defaultSpec();
+  return (CLAUSE_READS[clause.id as keyof typeof CLAUSE_READS] ?? []).flatMap((key) => {
+    const written = new Map(
+      valuesAt(base, key)
+        .flatMap(leaves)
+        .map((v) => [v.path, v.value]),
+    );
+    const now = valuesAt(spec, key).flatMap(leaves);
+    const paths = [...new Set([...written.keys(), ...now.map((v) => v.path)])];
+    return paths.flatMap((path) => {
+      const value = now.find((v) => v.path === path)?.value;
+      const before = written.get(path);
+      if (JSON.stringify(value) === JSON.stringify(before)) return [];
+      return [`\`${path}\` = ${showSpecValue(value)} (as written: ${showSpecValue(before)})`];
+    });
+  });
+}
+
+export function renderClauseDocument(
+  catalogue: readonly Check[],
+  kit: KitIdentity,
+  spec: Spec = defaultSpec(),
+): string {
   const rows = clauseCoverage(catalogue);
+  const variant = spec !== defaultSpec();
   const n = coverageCounts(rows);
   const out: string[] = [
     "# Conformance clauses of the accounting API",
@@ -91,6 +143,14 @@ export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdenti
     `point open, the kit's stance on it is in [${STANCE_DOCUMENT}](${STANCE_DOCUMENT}) (its rows are numbered`,
     'as the spec-gaps guide numbers the open points). Clause ids are explained in DECISIONS.md ("Clause ids").',
     "",
+    ...(variant
+      ? [
+          `**Under a spec variant** (${kit.spec.title ?? spec.title}): each clause quotes the spec as written; where`,
+          "the variant changes a value the clause rests on, its row says **Under this spec:** with the variant's",
+          "value and the one as written. `conformance spec-diff` lists the clauses and checks a variant changes.",
+          "",
+        ]
+      : []),
     "## Coverage",
     "",
     `${n.rulesCovered} of the ${n.rules} rules seen through the API have a check; ` +
@@ -106,11 +166,30 @@ export function renderClauseDocument(catalogue: readonly Check[], kit: KitIdenti
       "|---|---|---|---|---|",
     );
     for (const { clause, checks } of rows.filter((r) => r.clause.section === section.number)) {
+      const under = underThisSpec(clause, spec);
+      const says =
+        under.length === 0
+          ? cell(clause.says)
+          : `${cell(clause.says)}<br>**Under this spec:** ${under.map(cell).join("; ")}`;
       out.push(
-        `| ${clause.id} | ${kindCell(clause)} | ${quoteCell(clause)} | ${cell(clause.says)} | ${checksCell(checks)} |`,
+        `| ${clause.id} | ${kindCell(clause)} | ${quoteCell(clause)} | ${says} | ${checksCell(checks)} |`,
       );
     }
     out.push("");
+  }
+  const added = Object.entries(spec.fields).flatMap(([resource, fields]) =>
+    Object.entries(fields).map(([name, f]) => `- \`fields.${resource}.${name}\`: ${JSON.stringify(f)}`),
+  );
+  if (added.length > 0) {
+    out.push(
+      "## Fields this spec adds",
+      "",
+      "No clause of the spec as written names them; the checks of §4's list and creation rows (§4.5–§4.8) hold a",
+      "target to them (served in the list with their type, taken by the creation body, their rules enforced):",
+      "",
+      ...added,
+      "",
+    );
   }
   const uncovered = rows.filter((r) => r.checks.length === 0);
   const rules = uncovered.filter((r) => isTestable(r.clause));

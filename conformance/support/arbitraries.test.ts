@@ -23,7 +23,8 @@ import {
   significantDigits,
 } from "./arbitraries.js";
 import type { JsonObject } from "./assert.js";
-import { LISTS } from "../spec/constants.js";
+import { kitSpec } from "../spec/kit-spec.js";
+const { LISTS } = kitSpec();
 
 /**
  * The arbitraries produce what they claim, judged by validators written here from the spec's tables,
@@ -85,7 +86,7 @@ function plainText(s: string): boolean {
 describe("contact bodies", () => {
   it("valid ones break no rule, carry the marker and stay clear of open points", () => {
     fc.assert(
-      fc.property(contactBodyArb(MARKER), (body) => {
+      fc.property(contactBodyArb(kitSpec(), MARKER), (body) => {
         expect(broken(body, CONTACT_RULES)).toEqual([]);
         expect(body.name.startsWith(MARKER)).toBe(true);
         for (const v of Object.values(body)) expect(plainText(v)).toBe(true);
@@ -97,7 +98,7 @@ describe("contact bodies", () => {
 
   it("invalid ones break exactly the rule they name", () => {
     fc.assert(
-      fc.property(invalidContactBodyArb(MARKER), ({ body, field }) => {
+      fc.property(invalidContactBodyArb(kitSpec(), MARKER), ({ body, field }) => {
         expect(broken(body, CONTACT_RULES)).toEqual([field]);
       }),
       RUNS,
@@ -125,7 +126,7 @@ describe("contact bodies", () => {
 describe("product bodies", () => {
   it("valid ones break no rule, carry the marker in sku and name, and price within the MUST range", () => {
     fc.assert(
-      fc.property(productBodyArb(MARKER), (draft) => {
+      fc.property(productBodyArb(kitSpec(), MARKER), (draft) => {
         expect(broken(productJson(draft), PRODUCT_RULES)).toEqual([]);
         expect(draft.sku.startsWith(`${MARKER}-`)).toBe(true);
         expect(draft.name.startsWith(MARKER)).toBe(true);
@@ -140,7 +141,7 @@ describe("product bodies", () => {
 
   it("are written with unitPrice exactly as generated", () => {
     fc.assert(
-      fc.property(productBodyArb(MARKER), (draft) => {
+      fc.property(productBodyArb(kitSpec(), MARKER), (draft) => {
         const raw = productJsonText(draft);
         expect(raw).toContain(`"unitPrice":${draft.unitPrice}`);
         const parsed = JSON.parse(raw) as JsonObject;
@@ -152,7 +153,7 @@ describe("product bodies", () => {
 
   it("invalid ones break exactly the rule they name", () => {
     fc.assert(
-      fc.property(invalidProductBodyArb(MARKER), ({ body, field }) => {
+      fc.property(invalidProductBodyArb(kitSpec(), MARKER), ({ body, field }) => {
         expect(broken(body, PRODUCT_RULES)).toEqual([field]);
       }),
       RUNS,
@@ -186,18 +187,18 @@ describe("decimals", () => {
 });
 
 describe("list queries", () => {
-  it("limitArb gives every integer from 1 to 200 as text, nothing else", () => {
+  it("limitArb(kitSpec()) gives every integer from 1 to 200 as text, nothing else", () => {
     fc.assert(
-      fc.property(limitArb, (l) => {
+      fc.property(limitArb(kitSpec()), (l) => {
         expect(l).toMatch(/^([1-9][0-9]?|1[0-9]{2}|200)$/);
       }),
       RUNS,
     );
   });
 
-  it("invalidLimitArb gives no canonical limit", () => {
+  it("invalidLimitArb(kitSpec()) gives no canonical limit", () => {
     fc.assert(
-      fc.property(invalidLimitArb, ({ value }) => {
+      fc.property(invalidLimitArb(kitSpec()), ({ value }) => {
         if (typeof value === "string") expect(value).not.toMatch(/^([1-9][0-9]?|1[0-9]{2}|200)$/);
         else expect(value.length).toBeGreaterThan(1);
       }),
@@ -206,24 +207,24 @@ describe("list queries", () => {
   });
 
   it("limitBound: clamped to 1..200, non-integers rounded up, anything but decimal notation means 200, repeats their largest", () => {
-    expect(limitBound("0")).toBe(1);
-    expect(limitBound("-5")).toBe(1);
-    expect(limitBound("201")).toBe(200);
-    expect(limitBound("1000000")).toBe(200);
-    expect(limitBound("1.5")).toBe(2);
+    expect(limitBound(kitSpec(), "0")).toBe(1);
+    expect(limitBound(kitSpec(), "-5")).toBe(1);
+    expect(limitBound(kitSpec(), "201")).toBe(200);
+    expect(limitBound(kitSpec(), "1000000")).toBe(200);
+    expect(limitBound(kitSpec(), "1.5")).toBe(2);
     // Not decimal notation: a target may read these as no limit at all (spec-gaps #10).
     for (const text of ["1e2", "0x10", "0b11", "0o7", "+5", " 5", "5 ", ".5", "5.", "1_0"]) {
-      expect(limitBound(text), text).toBe(200);
+      expect(limitBound(kitSpec(), text), text).toBe(200);
     }
-    expect(limitBound("abc")).toBe(200);
-    expect(limitBound("")).toBe(200);
-    expect(limitBound("Infinity")).toBe(200);
-    expect(limitBound(["10", "20"])).toBe(20);
+    expect(limitBound(kitSpec(), "abc")).toBe(200);
+    expect(limitBound(kitSpec(), "")).toBe(200);
+    expect(limitBound(kitSpec(), "Infinity")).toBe(200);
+    expect(limitBound(kitSpec(), ["10", "20"])).toBe(20);
   });
 
-  it("listQueryArb filters only lists that have a filter, with a value of its enum", () => {
+  it("listQueryArb(kitSpec()) filters only lists that have a filter, with a value of its enum", () => {
     fc.assert(
-      fc.property(listQueryArb, (q) => {
+      fc.property(listQueryArb(kitSpec()), (q) => {
         const filter = LISTS[q.list].filter;
         if (q.filter !== undefined) expect(filter?.values).toContain(q.filter);
         if (filter === undefined) expect(q.filter).toBeUndefined();
@@ -249,8 +250,8 @@ const jsonType = (v: unknown): string =>
   v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "object" ? "object" : typeof v;
 
 describe("the fixed single-rule breaks (every run, whatever the seed)", () => {
-  const contactExamples = contactRuleBreakExamples(MARKER);
-  const productExamples = productRuleBreakExamples(MARKER, (n) => `${MARKER}-inv-${n}`);
+  const contactExamples = contactRuleBreakExamples(kitSpec(), MARKER);
+  const productExamples = productRuleBreakExamples(kitSpec(), MARKER, (n) => `${MARKER}-inv-${n}`);
 
   it.each([
     ["contact", contactExamples, CONTACT_RULES],

@@ -1,7 +1,7 @@
 import { Decimal } from "decimal.js";
 import fc from "fast-check";
 import { snippet, type JsonObject } from "./assert.js";
-import { CONTACT_TYPES, LIST_NAMES, LISTS, MAX, PRODUCT_TYPES, type ListName } from "../spec/constants.js";
+import { addedValues, LIST_NAMES, type KitSpec, type ListName } from "../spec/kit-spec.js";
 
 /**
  * Named generators for the property checks. Valid bodies stay inside what the spec promises will work
@@ -78,19 +78,21 @@ export type ContactBody = {
   taxNumberTVQ?: string;
 };
 
-export function contactBodyArb(marker: string): fc.Arbitrary<ContactBody> {
-  return fc.record(
-    {
-      type: fc.constantFrom(...CONTACT_TYPES),
-      name: markedTextArb(marker, MAX.contactName),
-      email: emailArb,
-      phone: phoneArb,
-      address: textArb(1, MAX.contactAddress),
-      taxNumberTPS: taxNumberArb,
-      taxNumberTVQ: taxNumberArb,
-    },
-    { requiredKeys: ["type", "name"] },
-  );
+export function contactBodyArb(spec: KitSpec, marker: string): fc.Arbitrary<ContactBody> {
+  return fc
+    .record(
+      {
+        type: fc.constantFrom(...spec.CONTACT_TYPES),
+        name: markedTextArb(marker, spec.MAX.contactName),
+        email: emailArb,
+        phone: phoneArb,
+        address: textArb(1, spec.MAX.contactAddress),
+        taxNumberTPS: taxNumberArb,
+        taxNumberTVQ: taxNumberArb,
+      },
+      { requiredKeys: ["type", "name"] },
+    )
+    .map((body) => ({ ...body, ...addedValues(spec, "contact", "required") }));
 }
 
 /** A body that breaks one rule, and which. */
@@ -173,8 +175,9 @@ const overMax = (field: string, max: number, prefix: string, fill = "x"): Mutati
 });
 
 /** A valid body with every field of §4's contact table: the base each fixed rule break starts from. */
-export const fullContactBody = (marker: string): ContactBody => ({
-  type: "CLIENT",
+export const fullContactBody = (spec: KitSpec, marker: string): ContactBody => ({
+  ...addedValues(spec, "contact", "all"),
+  type: spec.SAMPLE.contactType,
   name: `${marker} rule break`,
   email: "a@example.com",
   phone: "+1 514-555-0199",
@@ -187,14 +190,14 @@ export const fullContactBody = (marker: string): ContactBody => ({
  * Every single-rule break of §4's contact body table and §8's limits, one per (field, rule, JSON type):
  * required, enum, type, length at max + 1, the clear invalid e-mails. Fixed: each runs in every run.
  */
-export function contactRuleBreaks(marker: string): Mutation[] {
+export function contactRuleBreaks(spec: KitSpec, marker: string): Mutation[] {
   const prefix = `${marker} `;
   return [
     missingField("type"),
-    ...outsideEnum("type", ["VENDOR", "CUSTOMER", ""], CONTACT_TYPES),
+    ...outsideEnum("type", ["VENDOR", "CUSTOMER", ""], spec.CONTACT_TYPES),
     ...wrongTypes("type", "string", true),
     missingField("name"),
-    overMax("name", MAX.contactName, prefix),
+    overMax("name", spec.MAX.contactName, prefix),
     ...wrongTypes("name", "string", true),
     ...CLEAR_INVALID_EMAILS.map((value) => ({
       field: "email",
@@ -203,13 +206,13 @@ export function contactRuleBreaks(marker: string): Mutation[] {
       value,
     })),
     ...wrongTypes("email", "string", false),
-    overMax("phone", MAX.contactPhone, "+1 514 555 0199 ", "9"),
+    overMax("phone", spec.MAX.contactPhone, "+1 514 555 0199 ", "9"),
     ...wrongTypes("phone", "string", false),
-    overMax("address", MAX.contactAddress, prefix),
+    overMax("address", spec.MAX.contactAddress, prefix),
     ...wrongTypes("address", "string", false),
-    overMax("taxNumberTPS", MAX.contactTaxNumber, "123456789RT", "0"),
+    overMax("taxNumberTPS", spec.MAX.contactTaxNumberTPS, "123456789RT", "0"),
     ...wrongTypes("taxNumberTPS", "string", false),
-    overMax("taxNumberTVQ", MAX.contactTaxNumber, "1234567890TQ", "0"),
+    overMax("taxNumberTVQ", spec.MAX.contactTaxNumberTVQ, "1234567890TQ", "0"),
     ...wrongTypes("taxNumberTVQ", "string", false),
   ];
 }
@@ -222,30 +225,30 @@ export function applyBreak(valid: JsonObject, m: Mutation): InvalidBody {
 }
 
 /** The fixed examples of contacts.invalid-bodies: every single-rule break, on a full valid body. */
-export const contactRuleBreakExamples = (marker: string): InvalidBody[] =>
-  contactRuleBreaks(marker).map((m) => applyBreak(fullContactBody(marker), m));
+export const contactRuleBreakExamples = (spec: KitSpec, marker: string): InvalidBody[] =>
+  contactRuleBreaks(spec, marker).map((m) => applyBreak(fullContactBody(spec, marker), m));
 
 /**
  * Contact bodies breaking one rule of §4's body table or §8's limits, drawn at random on top of the
  * fixed examples: any valid body, any break, longer strings and other invalid e-mails.
  */
-export function invalidContactBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
+export function invalidContactBodyArb(spec: KitSpec, marker: string): fc.Arbitrary<InvalidBody> {
   const prefix = `${marker} `;
   return mutate(
-    contactBodyArb(marker),
+    contactBodyArb(spec, marker),
     fc.oneof(
-      fc.constantFrom(...contactRuleBreaks(marker)),
-      tooLong("name", MAX.contactName, prefix),
+      fc.constantFrom(...contactRuleBreaks(spec, marker)),
+      tooLong("name", spec.MAX.contactName, prefix),
       invalidEmailArb.map((value) => ({
         field: "email",
         rule: "not an e-mail address",
         why: `${JSON.stringify(value)} is not an e-mail address`,
         value,
       })),
-      tooLong("phone", MAX.contactPhone, "+1 514 555 0199 ", "9"),
-      tooLong("address", MAX.contactAddress, prefix),
-      tooLong("taxNumberTPS", MAX.contactTaxNumber, "123456789RT", "0"),
-      tooLong("taxNumberTVQ", MAX.contactTaxNumber, "1234567890TQ", "0"),
+      tooLong("phone", spec.MAX.contactPhone, "+1 514 555 0199 ", "9"),
+      tooLong("address", spec.MAX.contactAddress, prefix),
+      tooLong("taxNumberTPS", spec.MAX.contactTaxNumberTPS, "123456789RT", "0"),
+      tooLong("taxNumberTVQ", spec.MAX.contactTaxNumberTVQ, "1234567890TQ", "0"),
     ),
   );
 }
@@ -286,20 +289,22 @@ export type ProductDraft = {
 /** Room left in a sku after the marker and a per-request counter (`<marker>-<n>-`). */
 const SKU_TAIL_MAX = 40;
 
-export function productBodyArb(marker: string): fc.Arbitrary<ProductDraft> {
-  return fc.record(
-    {
-      sku: fc
-        .stringMatching(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${SKU_TAIL_MAX - 1}}$`))
-        .map((t) => `${marker}-${t}`),
-      name: markedTextArb(marker, MAX.productName),
-      description: textArb(1, MAX.productDescription),
-      type: fc.constantFrom(...PRODUCT_TYPES),
-      unitPrice: decimalTextArb(),
-      taxable: fc.boolean(),
-    },
-    { requiredKeys: ["sku", "name", "unitPrice"] },
-  );
+export function productBodyArb(spec: KitSpec, marker: string): fc.Arbitrary<ProductDraft> {
+  return fc
+    .record(
+      {
+        sku: fc
+          .stringMatching(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_-]{0,${SKU_TAIL_MAX - 1}}$`))
+          .map((t) => `${marker}-${t}`),
+        name: markedTextArb(marker, spec.MAX.productName),
+        description: textArb(1, spec.MAX.productDescription),
+        type: fc.constantFrom(...spec.PRODUCT_TYPES),
+        unitPrice: decimalTextArb(),
+        taxable: fc.boolean(),
+      },
+      { requiredKeys: ["sku", "name", "unitPrice"] },
+    )
+    .map((draft) => ({ ...draft, ...addedValues(spec, "product", "required") }));
 }
 
 /**
@@ -319,11 +324,12 @@ export function productJson(draft: ProductDraft): JsonObject {
 }
 
 /** A valid product body with every field of §4's table: the base each fixed rule break starts from. */
-export const fullProductBody = (marker: string, sku: string): JsonObject => ({
+export const fullProductBody = (spec: KitSpec, marker: string, sku: string): JsonObject => ({
+  ...addedValues(spec, "product", "all"),
   sku,
   name: `${marker} rule break`,
   description: "One hour of consulting.",
-  type: "SERVICE",
+  type: spec.SAMPLE.otherProductType,
   unitPrice: 10,
   taxable: false,
 });
@@ -333,17 +339,17 @@ export const fullProductBody = (marker: string, sku: string): JsonObject => ({
  * A unitPrice sent as a string is a SHOULD (products.unit-price-string): not here. Fixed: each runs in
  * every run.
  */
-export function productRuleBreaks(marker: string): Mutation[] {
+export function productRuleBreaks(spec: KitSpec, marker: string): Mutation[] {
   return [
     missingField("sku"),
-    overMax("sku", MAX.productSku, `${marker}-`, "s"),
+    overMax("sku", spec.MAX.productSku, `${marker}-`, "s"),
     ...wrongTypes("sku", "string", true),
     missingField("name"),
-    overMax("name", MAX.productName, `${marker} `),
+    overMax("name", spec.MAX.productName, `${marker} `),
     ...wrongTypes("name", "string", true),
-    overMax("description", MAX.productDescription, `${marker} `),
+    overMax("description", spec.MAX.productDescription, `${marker} `),
     ...wrongTypes("description", "string", false),
-    ...outsideEnum("type", ["GOODS", "SERVICES", ""], PRODUCT_TYPES),
+    ...outsideEnum("type", ["GOODS", "SERVICES", ""], spec.PRODUCT_TYPES),
     ...wrongTypes("type", "string", false),
     missingField("unitPrice"),
     { field: "unitPrice", rule: "negative", why: "-0.01 is negative (must be >= 0)", value: -0.01 },
@@ -353,14 +359,18 @@ export function productRuleBreaks(marker: string): Mutation[] {
 }
 
 /** The fixed examples of products.invalid-bodies: every single-rule break, on a full valid body. */
-export const productRuleBreakExamples = (marker: string, sku: (n: number) => string): InvalidBody[] =>
-  productRuleBreaks(marker).map((m, i) => applyBreak(fullProductBody(marker, sku(i)), m));
+export const productRuleBreakExamples = (
+  spec: KitSpec,
+  marker: string,
+  sku: (n: number) => string,
+): InvalidBody[] =>
+  productRuleBreaks(spec, marker).map((m, i) => applyBreak(fullProductBody(spec, marker, sku(i)), m));
 
 /**
  * Product bodies breaking one rule of §4's body table or §8's limits, drawn at random on top of the
  * fixed examples (string unitPrice is SHOULD: not here).
  */
-export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody> {
+export function invalidProductBodyArb(spec: KitSpec, marker: string): fc.Arbitrary<InvalidBody> {
   const negative = decimalTextArb({ maxIntDigits: 6, nonZero: true }).map((t) => ({
     field: "unitPrice",
     rule: "negative",
@@ -368,12 +378,12 @@ export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody>
     value: -Number(t),
   }));
   return mutate(
-    productBodyArb(marker).map(productJson),
+    productBodyArb(spec, marker).map(productJson),
     fc.oneof(
-      fc.constantFrom(...productRuleBreaks(marker)),
-      tooLong("sku", MAX.productSku, `${marker}-`, "s"),
-      tooLong("name", MAX.productName, `${marker} `),
-      tooLong("description", MAX.productDescription, `${marker} `),
+      fc.constantFrom(...productRuleBreaks(spec, marker)),
+      tooLong("sku", spec.MAX.productSku, `${marker}-`, "s"),
+      tooLong("name", spec.MAX.productName, `${marker} `),
+      tooLong("description", spec.MAX.productDescription, `${marker} `),
       negative,
     ),
   );
@@ -382,7 +392,8 @@ export function invalidProductBodyArb(marker: string): fc.Arbitrary<InvalidBody>
 // ---- list queries -----------------------------------------------------------------------------------
 
 /** §4: limit, an integer from 1 to 200, as the query string carries it. */
-export const limitArb: fc.Arbitrary<string> = fc.integer({ min: 1, max: MAX.pageMax }).map(String);
+export const limitArb = (spec: KitSpec): fc.Arbitrary<string> =>
+  fc.integer({ min: spec.MAX.pageMin, max: spec.MAX.pageMax }).map(String);
 
 export interface InvalidLimit {
   value: string | readonly string[];
@@ -398,22 +409,25 @@ export const DECIMAL = /^-?\d+(\.\d+)?$/;
  * target may read it as no limit at all and serve its default (JavaScript's `Number("0x10")` is 16, a
  * decimal parser's is nothing).
  */
-export function limitBound(value: string | readonly string[]): number {
-  if (typeof value !== "string") return Math.max(1, ...value.map((v) => limitBound(v)));
-  if (!DECIMAL.test(value)) return MAX.pageMax;
-  return Math.min(MAX.pageMax, Math.max(1, Math.ceil(Number(value))));
+export function limitBound(spec: KitSpec, value: string | readonly string[]): number {
+  if (typeof value !== "string") return Math.max(spec.MAX.pageMin, ...value.map((v) => limitBound(spec, v)));
+  if (!DECIMAL.test(value)) return spec.MAX.pageMax;
+  return Math.min(spec.MAX.pageMax, Math.max(spec.MAX.pageMin, Math.ceil(Number(value))));
 }
 
 /** spec-gaps #10: below 1, above 200, not an integer, not a number, repeated. */
-export const invalidLimitArb: fc.Arbitrary<InvalidLimit> = fc
-  .oneof(
-    fc.integer({ min: -1000, max: 0 }).map(String),
-    fc.integer({ min: MAX.pageMax + 1, max: 1_000_000 }).map(String),
-    fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 99 })).map(([i, f]) => `${i}.${f}`),
-    fc.constantFrom("", "abc", "ten", "1e2", "0x10", "NaN", "Infinity", "-", "null", "[]"),
-    fc.tuple(limitArb, limitArb).map(([a, b]): readonly string[] => [a, b]),
-  )
-  .map((value) => ({ value }));
+export const invalidLimitArb = (spec: KitSpec): fc.Arbitrary<InvalidLimit> =>
+  fc
+    .oneof(
+      fc.integer({ min: -1000, max: spec.MAX.pageMin - 1 }).map(String),
+      fc.integer({ min: spec.MAX.pageMax + 1, max: 1_000_000 }).map(String),
+      fc
+        .tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 1, max: 99 }))
+        .map(([i, f]) => `${i}.${f}`),
+      fc.constantFrom("", "abc", "ten", "1e2", "0x10", "NaN", "Infinity", "-", "null", "[]"),
+      fc.tuple(limitArb(spec), limitArb(spec)).map(([a, b]): readonly string[] => [a, b]),
+    )
+    .map((value) => ({ value }));
 
 export interface ListQuery {
   list: ListName;
@@ -423,20 +437,21 @@ export interface ListQuery {
 }
 
 /** Valid list queries: any list, with or without a limit, with or without its filter. */
-export const listQueryArb: fc.Arbitrary<ListQuery> = fc.constantFrom(...LIST_NAMES).chain((list) => {
-  const values = LISTS[list].filter?.values;
-  return fc
-    .tuple(
-      fc.option(limitArb, { nil: undefined }),
-      values === undefined
-        ? fc.constant(undefined)
-        : fc.option(fc.constantFrom(...values), { nil: undefined }),
-    )
-    .map(
-      ([limit, filter]): ListQuery => ({
-        list,
-        ...(limit === undefined ? {} : { limit }),
-        ...(filter === undefined ? {} : { filter }),
-      }),
-    );
-});
+export const listQueryArb = (spec: KitSpec): fc.Arbitrary<ListQuery> =>
+  fc.constantFrom(...LIST_NAMES).chain((list) => {
+    const values = spec.LISTS[list].filter?.values;
+    return fc
+      .tuple(
+        fc.option(limitArb(spec), { nil: undefined }),
+        values === undefined
+          ? fc.constant(undefined)
+          : fc.option(fc.constantFrom(...values), { nil: undefined }),
+      )
+      .map(
+        ([limit, filter]): ListQuery => ({
+          list,
+          ...(limit === undefined ? {} : { limit }),
+          ...(filter === undefined ? {} : { filter }),
+        }),
+      );
+  });

@@ -1,3 +1,4 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import { describe, expect, it } from "vitest";
 import { CheckFailure, type HttpExchange } from "../types.js";
 import {
@@ -123,7 +124,9 @@ describe("the error envelope", () => {
       error({ code: "invalid_request", message: "bad", details: { name: ["x"] } }),
     );
     expect(read).toEqual({ code: "invalid_request", message: "bad", details: { name: ["x"] } });
-    expect(expectRejected(error({ code: "invalid_request", message: "bad" })).details).toBeUndefined();
+    expect(
+      expectRejected(kitSpec(), error({ code: "invalid_request", message: "bad" })).details,
+    ).toBeUndefined();
   });
 
   it("takes absent and null details alike", () => {
@@ -149,8 +152,12 @@ describe("the error envelope", () => {
   });
 
   it("expectRejected wants both 400 and invalid_request", () => {
-    failureOf(() => expectRejected(exchange(422, { error: { code: "invalid_request", message: "m" } })));
-    failureOf(() => expectRejected(exchange(400, { error: { code: "validation", message: "m" } })));
+    failureOf(() =>
+      expectRejected(kitSpec(), exchange(422, { error: { code: "invalid_request", message: "m" } })),
+    );
+    failureOf(() =>
+      expectRejected(kitSpec(), exchange(400, { error: { code: "validation", message: "m" } })),
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import type { KitSpec } from "../spec/kit-spec.js";
 import {
   CheckFailure,
   failureKey,
@@ -318,9 +319,9 @@ export function expectError(ex: HttpExchange, status: number, code: string, rule
   return expectErrorEnvelope(ex, code, rule);
 }
 
-/** §7: 400 invalid_request, the one answer to a malformed or invalid payload. */
-export const expectRejected = (ex: HttpExchange, rule?: string): ErrorEnvelope =>
-  expectError(ex, 400, "invalid_request", rule);
+/** §7: the spec's invalidRequest answer (400 invalid_request), the one to a malformed or invalid payload. */
+export const expectRejected = (spec: KitSpec, ex: HttpExchange, rule?: string): ErrorEnvelope =>
+  expectError(ex, spec.ERRORS.invalidRequest.status, spec.ERRORS.invalidRequest.code, rule);
 
 /** The value of a response header, lower-cased name, or undefined. */
 export const header = (ex: HttpExchange, name: string): string | undefined => ex.headers[name.toLowerCase()];

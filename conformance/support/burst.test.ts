@@ -1,3 +1,4 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import { describe, expect, it } from "vitest";
 import { nth, testManifest } from "../test-support/local.js";
 import type { ManifestToken } from "../manifest-schema.js";
@@ -99,6 +100,7 @@ function target(
     return Promise.resolve(ex);
   };
   const ctx: CheckContext = {
+    spec: kitSpec(),
     http: { send: answer, sendUnpaced: answer, history: () => history },
     tokens: { manifest, find: () => nth(manifest.tokens, 0), get: () => nth(manifest.tokens, 0) },
     options: {

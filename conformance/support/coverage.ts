@@ -2,7 +2,7 @@ import type { ManifestToken } from "../manifest-schema.js";
 import { failureKey, type Cause } from "../failures.js";
 import type { Check, CheckContext, HttpExchange, HttpRequest, Level } from "../types.js";
 import type { ClauseRef } from "../spec/clauses.js";
-import { LISTS, MAX, type ListName } from "../spec/constants.js";
+import { type KitSpec, type ListName } from "../spec/kit-spec.js";
 import {
   answer,
   fail,
@@ -187,9 +187,10 @@ export function padWith(prefix: string, length: number, unit: string): string {
 export const show = (value: unknown): string => (value === undefined ? "absent" : JSON.stringify(value));
 
 /** A refusal as §7 writes it: 400 invalid_request in the error envelope. */
-export function isRefusal(ex: HttpExchange): boolean {
+export function isRefusal(spec: KitSpec, ex: HttpExchange): boolean {
   const read = readErrorEnvelope(ex.json);
-  return ex.status === 400 && !isEnvelopeProblem(read) && read.code === "invalid_request";
+  const { status, code } = spec.ERRORS.invalidRequest;
+  return ex.status === status && !isEnvelopeProblem(read) && read.code === code;
 }
 
 export const problem = (
@@ -216,13 +217,13 @@ export interface PlainPage {
 
 /** The list's largest page now, read with a token holding exactly its read scope where there is one. */
 export async function plainPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<PlainPage> {
-  const ex = await ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) }));
+  const ex = await ctx.http.send(listRequest(ctx, list, token, { limit: String(ctx.spec.MAX.pageMax) }));
   const items = itemsOf(ex);
   return {
     ex,
     items: items ?? [],
     read: items !== undefined,
-    complete: items !== undefined && items.length < MAX.pageMax,
+    complete: items !== undefined && items.length < ctx.spec.MAX.pageMax,
   };
 }
 
@@ -260,7 +261,7 @@ export async function runBodies(ctx: CheckContext, forms: readonly BodyForm[]): 
     sent.push(
       await ctx.http.send({
         method: "POST",
-        path: LISTS[form.list].path,
+        path: ctx.spec.LISTS[form.list].path,
         // Spread where the budgets have room: the answer depends only on holding the scope.
         auth: tokenHolding(ctx, `${form.list}:write`),
         headers: { "Content-Type": form.contentType ?? "application/json" },
@@ -271,11 +272,12 @@ export async function runBodies(ctx: CheckContext, forms: readonly BodyForm[]): 
   const reads = new Map<string, PlainPage>();
   for (const list of new Set(forms.map((f) => f.list)))
     reads.set(list, await plainPage(ctx, list, reader(ctx, list)));
-  return forms.map((form, i) => judgeBody(form, sent[i], reads.get(form.list)));
+  return forms.map((form, i) => judgeBody(ctx.spec, form, sent[i], reads.get(form.list)));
 }
 
 /** One form's verdict, from its creation's answer and the list read after every form was sent. */
 export function judgeBody(
+  spec: KitSpec,
   form: BodyForm,
   ex: HttpExchange | undefined,
   read: PlainPage | undefined,
@@ -372,7 +374,8 @@ export function judgeBody(
           );
     }
     const envelope = readErrorEnvelope(ex.json);
-    const refused = isRefusal(ex) || (ex.status === form.alsoRefusedWith && !isEnvelopeProblem(envelope));
+    const refused =
+      isRefusal(spec, ex) || (ex.status === form.alsoRefusedWith && !isEnvelopeProblem(envelope));
     if (refused) {
       const did = `refused (${ex.status})`;
       if (item !== undefined)
@@ -423,7 +426,7 @@ export function formMaker(ctx: CheckContext, list: "contacts" | "products") {
     const tag = `${unique(ctx, list === "contacts" ? "c" : "p")}x`;
     const base: Record<string, string> =
       list === "contacts"
-        ? { type: JSON.stringify("CLIENT"), name: JSON.stringify(tag) }
+        ? { type: JSON.stringify(ctx.spec.SAMPLE.contactType), name: JSON.stringify(tag) }
         : { sku: JSON.stringify(tag), name: JSON.stringify(`${tag} name`), unitPrice: "10" };
     const own = extra.tagged === undefined ? value : { value: extra.tagged(tag) };
     const json = own === undefined ? undefined : "json" in own ? own.json : JSON.stringify(own.value);

@@ -4,7 +4,7 @@ import type { CheckContext, HttpExchange, HttpRequest } from "../types.js";
 import { expectStatus, fail, is2xx, isRecord, type JsonObject } from "./assert.js";
 import { productJsonText, type ProductDraft } from "./arbitraries.js";
 import { memoSlot, valueSlot } from "./shared.js";
-import { LISTS, MAX, type ListName } from "../spec/constants.js";
+import { addedValues, type ListName } from "../spec/kit-spec.js";
 
 /**
  * What several checks share: tokens, the first page of each list, the records a run creates (created
@@ -54,7 +54,7 @@ export function leastUsed(
  * their reads (ctx.shared, by token); the full tokens' budgets are left to what needs them (§8).
  */
 export const reader = (ctx: CheckContext, list: ListName): ManifestToken =>
-  ctx.tokens.find({ kind: "scopes", scopes: [LISTS[list].scope], exact: true }) ?? fullToken(ctx);
+  ctx.tokens.find({ kind: "scopes", scopes: [ctx.spec.LISTS[list].scope], exact: true }) ?? fullToken(ctx);
 
 /**
  * Active, unexpired tokens of organizations with API access: what `tokens.find` calls usable; the token
@@ -95,13 +95,14 @@ export function unique(ctx: CheckContext, tag: string): string {
 /** A generated draft with a sku no other record of the run has (`<marker>-p-<n>-<tail>`, at most 100). */
 export function withUniqueSku(ctx: CheckContext, draft: ProductDraft): ProductDraft {
   const tail = draft.sku.startsWith(`${ctx.marker}-`) ? draft.sku.slice(ctx.marker.length + 1) : draft.sku;
-  return { ...draft, sku: `${unique(ctx, "p")}-${tail}`.slice(0, MAX.productSku) };
+  return { ...draft, sku: `${unique(ctx, "p")}-${tail}`.slice(0, ctx.spec.MAX.productSku) };
 }
 
 /** A contact body that any implementation must accept, named with the marker. */
 export const validContact = (ctx: CheckContext, tag: string): JsonObject => ({
-  type: "CLIENT",
+  type: ctx.spec.SAMPLE.contactType,
   name: `${ctx.marker} ${tag}`,
+  ...addedValues(ctx.spec, "contact", "required"),
 });
 
 /** A product body that any implementation must accept, with a sku of its own. */
@@ -109,13 +110,15 @@ export const validProduct = (ctx: CheckContext, tag: string): JsonObject => ({
   sku: unique(ctx, tag),
   name: `${ctx.marker} ${tag}`,
   unitPrice: 10,
+  ...addedValues(ctx.spec, "product", "required"),
 });
 
 export const listRequest = (
+  ctx: Pick<CheckContext, "spec">,
   list: ListName,
   auth: HttpRequest["auth"],
   query: Record<string, string | readonly string[]> = {},
-): HttpRequest => ({ method: "GET", path: LISTS[list].path, query, auth });
+): HttpRequest => ({ method: "GET", path: ctx.spec.LISTS[list].path, query, auth });
 
 /** The items of a list answer, or undefined when it is not `{ data: [objects] }` with status 200. */
 export function itemsOf(ex: HttpExchange): JsonObject[] | undefined {
@@ -133,7 +136,7 @@ export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToke
   return ctx.shared
     .get(FIRST_PAGES)
     .get(`${list}:${token.label}`, () =>
-      ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) })),
+      ctx.http.send(listRequest(ctx, list, token, { limit: String(ctx.spec.MAX.pageMax) })),
     );
 }
 
@@ -143,7 +146,7 @@ export function firstPage(ctx: CheckContext, list: ListName, token: ManifestToke
  */
 export function currentPage(ctx: CheckContext, list: ListName, token: ManifestToken): Promise<HttpExchange> {
   if (list === "invoices" || list === "expenses") return firstPage(ctx, list, token);
-  return ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax) }));
+  return ctx.http.send(listRequest(ctx, list, token, { limit: String(ctx.spec.MAX.pageMax) }));
 }
 
 /** One filtered read (`type` or `status` = value) at the largest page, as the token sees it; once per run. */
@@ -153,11 +156,11 @@ export function filteredPage(
   value: string,
   token: ManifestToken,
 ): Promise<HttpExchange> {
-  const param = LISTS[list].filter?.param ?? "type";
+  const param = ctx.spec.LISTS[list].filter?.param ?? "type";
   return ctx.shared
     .get(FILTERED_PAGES)
     .get(`${list}:${value}:${token.label}`, () =>
-      ctx.http.send(listRequest(list, token, { limit: String(MAX.pageMax), [param]: value })),
+      ctx.http.send(listRequest(ctx, list, token, { limit: String(ctx.spec.MAX.pageMax), [param]: value })),
     );
 }
 
@@ -173,9 +176,14 @@ export type ContactVariant = "minimal" | "full";
 
 /** The bodies of the run's two reference contacts: one with the required fields, one with every field. */
 export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObject {
-  if (variant === "minimal") return { type: "CLIENT", name: `${ctx.marker} minimal contact` };
+  if (variant === "minimal")
+    return {
+      type: ctx.spec.SAMPLE.contactType,
+      name: `${ctx.marker} minimal contact`,
+      ...addedValues(ctx.spec, "contact", "required"),
+    };
   return {
-    type: "SUPPLIER",
+    type: ctx.spec.SAMPLE.otherContactType,
     // Non-ASCII on purpose: §1 "UTF-8 encoded" is read back through it.
     name: `${ctx.marker} Élodie Côté, Café 日本`,
     email: `${ctx.marker}.full@example.com`,
@@ -183,6 +191,7 @@ export function contactBody(ctx: CheckContext, variant: ContactVariant): JsonObj
     address: "1234 rue Saint-Denis, Montréal (Québec) H2X 3K8",
     taxNumberTPS: "123456789RT0001",
     taxNumberTVQ: "1234567890TQ0001",
+    ...addedValues(ctx.spec, "contact", "all"),
   };
 }
 
@@ -192,7 +201,12 @@ export function createdContact(ctx: CheckContext, variant: ContactVariant): Prom
   const body = contactBody(ctx, variant);
   return ctx.shared.get(CREATED_CONTACTS).get(variant, async () => ({
     body,
-    exchange: await ctx.http.send({ method: "POST", path: LISTS.contacts.path, auth: token, json: body }),
+    exchange: await ctx.http.send({
+      method: "POST",
+      path: ctx.spec.LISTS.contacts.path,
+      auth: token,
+      json: body,
+    }),
   }));
 }
 
@@ -201,16 +215,22 @@ export type ProductVariant = "minimal" | "full";
 export function productDraft(ctx: CheckContext, variant: ProductVariant): ProductDraft {
   if (variant === "minimal") {
     // Defaults (type PRODUCT, taxable true) and the lower bound of unitPrice (>= 0).
-    return { sku: `${ctx.marker}-minimal`, name: `${ctx.marker} minimal product`, unitPrice: "0" };
+    return {
+      sku: `${ctx.marker}-minimal`,
+      name: `${ctx.marker} minimal product`,
+      unitPrice: "0",
+      ...addedValues(ctx.spec, "product", "required"),
+    };
   }
   return {
     sku: `${ctx.marker}-full`,
     name: `${ctx.marker} Consultation`,
     description: "One hour of consulting, billed by the hour.",
-    type: "SERVICE",
+    type: ctx.spec.SAMPLE.otherProductType,
     // Written exactly: 1234.5 must read back as "1234.5000" (spec-gaps #19).
     unitPrice: "1234.5",
     taxable: false,
+    ...addedValues(ctx.spec, "product", "all"),
   };
 }
 
@@ -226,7 +246,7 @@ export const postProduct = (
 ): Promise<HttpExchange> =>
   ctx.http.send({
     method: "POST",
-    path: LISTS.products.path,
+    path: ctx.spec.LISTS.products.path,
     auth: token,
     headers: { "Content-Type": "application/json" },
     rawBody: productJsonText(draft),
@@ -289,19 +309,19 @@ export function beforeSupport(
   token: ManifestToken,
 ): Promise<BeforeSupport> {
   return ctx.shared.get(BEFORE_SUPPORT).get(`${list}:${token.label}`, async (): Promise<BeforeSupport> => {
-    const limit = String(MAX.pageMax);
+    const limit = String(ctx.spec.MAX.pageMax);
     const plain = await currentPage(ctx, list, token);
     const items = itemsOf(plain);
     if (items === undefined) return { kind: "undecided", reason: `the list itself answered ${plain.status}` };
     if (items.length === 0) {
       return { kind: "undecided", reason: "the list is empty, so a filter cannot show" };
     }
-    const field = LISTS[list].orderField;
+    const field = ctx.spec.LISTS[list].orderField;
     const before = oldestServed(items, field);
     if (before === undefined) {
       return { kind: "undecided", reason: `no item has a readable ${field} to send as before` };
     }
-    const probe = await ctx.http.send(listRequest(list, token, { limit, before }));
+    const probe = await ctx.http.send(listRequest(ctx, list, token, { limit, before }));
     const filtered = itemsOf(probe);
     if (filtered === undefined) {
       return { kind: "broken", reason: `before=${before} answered ${probe.status}`, plain, probe };
@@ -309,7 +329,7 @@ export function beforeSupport(
     const strictlyBefore = filtered.every(
       (i) => typeof i[field] === "string" && Date.parse(i[field]) < Date.parse(before),
     );
-    const whole = items.length < MAX.pageMax;
+    const whole = items.length < ctx.spec.MAX.pageMax;
     if (strictlyBefore && (!whole || filtered.length === 0)) return { kind: "supported", plain, probe };
     if (ids(filtered) === ids(items)) return { kind: "ignored", plain, probe };
     return {
@@ -340,9 +360,9 @@ export async function locate(
   match: (item: JsonObject) => boolean,
   maxPages = 5,
 ): Promise<Located> {
-  const limit = String(MAX.pageMax);
-  const field = LISTS[list].orderField;
-  let exchange = await ctx.http.send(listRequest(list, token, { limit }));
+  const limit = String(ctx.spec.MAX.pageMax);
+  const field = ctx.spec.LISTS[list].orderField;
+  let exchange = await ctx.http.send(listRequest(ctx, list, token, { limit }));
   for (let page = 1; ; page += 1) {
     const items = itemsOf(exchange);
     if (items === undefined) return { found: undefined, exhaustive: false, pages: page, exchange };
@@ -350,7 +370,8 @@ export async function locate(
     if (found !== undefined) return { found, exchange };
     // A short page ends the list, as §4's pagination reads it (a walk may still skip items sharing
     // the last item's instant: spec-gaps #9).
-    if (items.length < MAX.pageMax) return { found: undefined, exhaustive: true, pages: page, exchange };
+    if (items.length < ctx.spec.MAX.pageMax)
+      return { found: undefined, exhaustive: true, pages: page, exchange };
     const times = items.map((i) => (typeof i[field] === "string" ? Date.parse(i[field]) : Number.NaN));
     const ordered = times.every((t, i) => !Number.isNaN(t) && (i === 0 || t <= (times[i - 1] ?? t)));
     if (page >= maxPages || !ordered) return { found: undefined, exhaustive: false, pages: page, exchange };
@@ -358,7 +379,7 @@ export async function locate(
       return { found: undefined, exhaustive: false, pages: page, exchange };
     }
     const last = items[items.length - 1]?.[field];
-    exchange = await ctx.http.send(listRequest(list, token, { limit, before: String(last) }));
+    exchange = await ctx.http.send(listRequest(ctx, list, token, { limit, before: String(last) }));
   }
 }
 
@@ -410,12 +431,12 @@ export async function requireListed(
 ): Promise<{ item: JsonObject; exchange: HttpExchange }> {
   const located = await locate(ctx, list, fullToken(ctx), match);
   if (located.found !== undefined) return { item: located.found, exchange: located.exchange };
-  expectStatus(located.exchange, 200, `GET ${LISTS[list].path} must answer 200`);
+  expectStatus(located.exchange, 200, `GET ${ctx.spec.LISTS[list].path} must answer 200`);
   if (!located.exhaustive) {
     return ctx.skip(`${what} is not on the pages read, and the list could not be read to its end`);
   }
   return fail(`${what}, just created, is not in the organization's list (§4)`, {
-    key: failureKey("created, not listed", LISTS[list].path),
+    key: failureKey("created, not listed", ctx.spec.LISTS[list].path),
     expected: `${what} listed`,
     actual: "no such item in the whole list",
     exchange: located.exchange,

@@ -1,3 +1,4 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import { describe, expect, it } from "vitest";
 import { filterExpectation, filterProblems, matchesFilter } from "./filters.js";
 
@@ -5,28 +6,28 @@ const contact = (type: string) => ({ id: `c-${type}`, type });
 
 describe("the kit's reading of the list filters", () => {
   it("lets a BOTH contact answer type=CLIENT and type=SUPPLIER, or not: the point is open", () => {
-    expect(matchesFilter("contacts", "CLIENT", contact("BOTH"))).toBe(true);
-    expect(matchesFilter("contacts", "SUPPLIER", contact("BOTH"))).toBe(true);
-    expect(matchesFilter("contacts", "CLIENT", contact("SUPPLIER"))).toBe(false);
+    expect(matchesFilter(kitSpec(), "contacts", "CLIENT", contact("BOTH"))).toBe(true);
+    expect(matchesFilter(kitSpec(), "contacts", "SUPPLIER", contact("BOTH"))).toBe(true);
+    expect(matchesFilter(kitSpec(), "contacts", "CLIENT", contact("SUPPLIER"))).toBe(false);
   });
 
   it("keeps type=BOTH to BOTH contacts under either reading", () => {
-    expect(matchesFilter("contacts", "BOTH", contact("CLIENT"))).toBe(false);
-    expect(matchesFilter("contacts", "BOTH", contact("BOTH"), "exact")).toBe(true);
+    expect(matchesFilter(kitSpec(), "contacts", "BOTH", contact("CLIENT"))).toBe(false);
+    expect(matchesFilter(kitSpec(), "contacts", "BOTH", contact("BOTH"), "exact")).toBe(true);
   });
 
   it("reads the reference's answer exactly: type=CLIENT holds CLIENT contacts only", () => {
-    expect(matchesFilter("contacts", "CLIENT", contact("BOTH"), "exact")).toBe(false);
-    expect(filterProblems("contacts", "CLIENT", [contact("CLIENT"), contact("BOTH")], "exact")).toEqual([
-      '"c-BOTH" has type "BOTH"',
-    ]);
+    expect(matchesFilter(kitSpec(), "contacts", "CLIENT", contact("BOTH"), "exact")).toBe(false);
+    expect(
+      filterProblems(kitSpec(), "contacts", "CLIENT", [contact("CLIENT"), contact("BOTH")], "exact"),
+    ).toEqual(['"c-BOTH" has type "BOTH"']);
   });
 
   it("matches a status exactly, and says what an answer may hold", () => {
-    expect(matchesFilter("invoices", "PAID", { status: "PAID" })).toBe(true);
-    expect(matchesFilter("invoices", "PAID", { status: "paid" })).toBe(false);
-    expect(filterExpectation("invoices", "PAID")).toBe("only status PAID");
-    expect(filterExpectation("contacts", "CLIENT")).toBe("only type CLIENT or BOTH");
-    expect(filterExpectation("contacts", "BOTH")).toBe("only type BOTH");
+    expect(matchesFilter(kitSpec(), "invoices", "PAID", { status: "PAID" })).toBe(true);
+    expect(matchesFilter(kitSpec(), "invoices", "PAID", { status: "paid" })).toBe(false);
+    expect(filterExpectation(kitSpec(), "invoices", "PAID")).toBe("only status PAID");
+    expect(filterExpectation(kitSpec(), "contacts", "CLIENT")).toBe("only type CLIENT or BOTH");
+    expect(filterExpectation(kitSpec(), "contacts", "BOTH")).toBe("only type BOTH");
   });
 });

@@ -1,6 +1,6 @@
 import type { HttpExchange } from "../types.js";
 import { fail, type JsonObject } from "./assert.js";
-import { LISTS, type ListName } from "../spec/constants.js";
+import { type KitSpec, type ListName } from "../spec/kit-spec.js";
 
 /**
  * The kit's one reading of §4's list filters. `status` on invoices and expenses matches exactly. For
@@ -14,52 +14,64 @@ import { LISTS, type ListName } from "../spec/constants.js";
 export type FilterReading = "either" | "exact";
 
 /** The field a list's filter works on: contacts' `type`, invoices' and expenses' `status`. */
-export const filterField = (list: ListName): string => LISTS[list].filter?.param ?? "type";
+export const filterField = (spec: KitSpec, list: ListName): string =>
+  spec.LISTS[list].filter?.param ?? "type";
 
 /** Whether `item` belongs in the answer to the list's filter set to `value`. */
 export function matchesFilter(
+  spec: KitSpec,
   list: ListName,
   value: string,
   item: JsonObject,
   reading: FilterReading = "either",
 ): boolean {
-  const own = item[filterField(list)];
-  if (list !== "contacts") return own === value;
-  return own === value || (reading === "either" && value !== "BOTH" && own === "BOTH");
+  const own = item[filterField(spec, list)];
+  const both = spec.BOTH?.both;
+  if (list !== "contacts" || both === undefined) return own === value;
+  return own === value || (reading === "either" && value !== both && own === both);
 }
 
 /** What an answer to the filter may hold, as a failure says it: "only type CLIENT or BOTH". */
-export function filterExpectation(list: ListName, value: string, reading: FilterReading = "either"): string {
-  const both = list === "contacts" && reading === "either" && value !== "BOTH" ? " or BOTH" : "";
-  return `only ${filterField(list)} ${value}${both}`;
+export function filterExpectation(
+  spec: KitSpec,
+  list: ListName,
+  value: string,
+  reading: FilterReading = "either",
+): string {
+  const name = spec.BOTH?.both;
+  const both =
+    list === "contacts" && reading === "either" && name !== undefined && value !== name ? ` or ${name}` : "";
+  return `only ${filterField(spec, list)} ${value}${both}`;
 }
 
 /** The items that do not belong in the answer, each said in a few words: `"c_1" has type "BOTH"`. */
 export function filterProblems(
+  spec: KitSpec,
   list: ListName,
   value: string,
   items: readonly JsonObject[],
   reading: FilterReading = "either",
 ): string[] {
-  const field = filterField(list);
+  const field = filterField(spec, list);
   return items
-    .filter((item) => !matchesFilter(list, value, item, reading))
+    .filter((item) => !matchesFilter(spec, list, value, item, reading))
     .map((item) => `${JSON.stringify(item.id)} has ${field} ${JSON.stringify(item[field])}`);
 }
 
 /** Fails when an answer to the list's filter set to `value` holds items that do not belong in it. */
 export function expectFiltered(
+  spec: KitSpec,
   ex: HttpExchange,
   items: readonly JsonObject[],
   list: ListName,
   value: string,
   says: { message: string; key: string; reading?: FilterReading },
 ): void {
-  const wrong = filterProblems(list, value, items, says.reading);
+  const wrong = filterProblems(spec, list, value, items, says.reading);
   if (wrong.length === 0) return;
   fail(says.message, {
     key: says.key,
-    expected: filterExpectation(list, value, says.reading),
+    expected: filterExpectation(spec, list, value, says.reading),
     actual: wrong.slice(0, 5).join("; "),
     exchange: ex,
   });

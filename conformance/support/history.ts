@@ -1,6 +1,6 @@
 import type { HttpExchange, HttpRequest } from "../types.js";
 import { isRecord, type JsonObject } from "./assert.js";
-import { LISTS, type ListName } from "../spec/constants.js";
+import { type KitSpec, type ListName } from "../spec/kit-spec.js";
 
 /**
  * Reading the run's history (`http.history()`) after the fact: who sent each request, what it sent,
@@ -72,10 +72,10 @@ export interface Creation {
 const CREATABLE: readonly ListName[] = ["contacts", "products"];
 
 /** Every creation of the run: a 2xx answer to a POST on contacts or products with a manifest token. */
-export function creations(history: readonly HttpExchange[]): Creation[] {
+export function creations(spec: KitSpec, history: readonly HttpExchange[]): Creation[] {
   const out: Creation[] = [];
   history.forEach((ex, index) => {
-    const list = CREATABLE.find((l) => LISTS[l].path === ex.request.path);
+    const list = CREATABLE.find((l) => spec.LISTS[l].path === ex.request.path);
     const org = orgOf(ex.request);
     const sent = sentBody(ex.request);
     if (ex.request.method !== "POST" || list === undefined || org === undefined) return;
@@ -88,10 +88,11 @@ export function creations(history: readonly HttpExchange[]): Creation[] {
 
 /** The items of a list answer read by `org`, with the exchange, for every list read of the run. */
 export function listReads(
+  spec: KitSpec,
   history: readonly HttpExchange[],
 ): Array<{ ex: HttpExchange; list: ListName; org: string | undefined; items: JsonObject[] }> {
   return history.flatMap((ex) => {
-    const list = CREATABLE.find((l) => LISTS[l].path === ex.request.path);
+    const list = CREATABLE.find((l) => spec.LISTS[l].path === ex.request.path);
     const data = isRecord(ex.json) ? ex.json.data : undefined;
     if (ex.request.method !== "GET" || list === undefined || ex.status !== 200 || !Array.isArray(data))
       return [];

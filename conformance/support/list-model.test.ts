@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "./assert.js";
+import { kitSpec } from "../spec/kit-spec.js";
 import { judgeRead as judgeProblems, type ListModel, type ReadQuery } from "./list-model.js";
 
 /** Two organizations with contacts and invoices known in full; invoices' `before` supported. */
@@ -13,6 +14,7 @@ function model(): ListModel {
     );
   const empty = () => ({ byId: new Map<string, JsonObject>(), complete: true, created: [] });
   const m: ListModel = {
+    spec: kitSpec(),
     orgs: [0, 1],
     tokens: { 0: undefined, 1: undefined },
     lists: {

@@ -32,7 +32,7 @@ import {
 } from "./data.js";
 import { matchesFilter, type FilterReading } from "./filters.js";
 import { listedContactProblems, listedProductProblems } from "./shapes.js";
-import { LIST_NAMES, LISTS, MAX, type ListName } from "../spec/constants.js";
+import { LIST_NAMES, ORDER_FIELD, type KitSpec, type ListName } from "../spec/kit-spec.js";
 
 /**
  * A model-based check (fast-check commands): random sequences of creations and reads across two
@@ -68,6 +68,8 @@ interface Collection {
 }
 
 export interface ListModel {
+  /** The run's spec: the limits and filters reads are judged by. */
+  spec: KitSpec;
   orgs: Org[];
   tokens: Record<Org, ManifestToken | undefined>;
   lists: Record<Org, Record<ListName, Collection>>;
@@ -86,6 +88,7 @@ const emptyCollections = (): Record<ListName, Collection> => ({
 export async function buildModel(ctx: CheckContext): Promise<ListModel> {
   const second = ctx.tokens.find({ kind: "full", org: 1 });
   const model: ListModel = {
+    spec: ctx.spec,
     orgs: second === undefined ? [0] : [0, 1],
     tokens: { 0: fullToken(ctx, 0), 1: second },
     lists: { 0: emptyCollections(), 1: emptyCollections() },
@@ -104,7 +107,7 @@ export async function buildModel(ctx: CheckContext): Promise<ListModel> {
       const items = expectList(ex, `${requestLine(ex.request)} must answer 200`);
       const collection = model.lists[org][list];
       for (const item of items) if (typeof item.id === "string") collection.byId.set(item.id, item);
-      collection.complete = items.length < MAX.pageMax;
+      collection.complete = items.length < ctx.spec.MAX.pageMax;
     }
   }
   return model;
@@ -125,17 +128,18 @@ export interface ReadQuery {
 }
 
 const orderTime = (list: ListName, item: JsonObject): number => {
-  const value = item[LISTS[list].orderField];
+  const value = item[ORDER_FIELD[list]];
   return typeof value === "string" ? Date.parse(value) : Number.NaN;
 };
 
 /** No filter, or the filter as the kit reads it (support/filters.ts). */
 const matches = (
+  spec: KitSpec,
   list: ListName,
   filter: string | undefined,
   item: JsonObject,
   reading: FilterReading,
-): boolean => filter === undefined || matchesFilter(list, filter, item, reading);
+): boolean => filter === undefined || matchesFilter(spec, list, filter, item, reading);
 
 /** The kit's creation an item stands for, if it is one: by its unique name or sku. */
 function createdAs(list: ListName, collection: Collection, item: JsonObject): Created | undefined {
@@ -165,14 +169,14 @@ export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonOb
   const collection = model.lists[q.org][q.list];
   const other = q.org === 0 ? 1 : 0;
   const theirs = model.orgs.includes(other) ? model.lists[other][q.list] : undefined;
-  const max = q.limit === undefined ? MAX.pageDefault : Number(q.limit);
+  const max = q.limit === undefined ? model.spec.MAX.pageDefault : Number(q.limit);
   const before =
     q.before !== undefined && model.before[q.list] === "supported" ? Date.parse(q.before) : undefined;
   if (items.length > max)
     problem("longer than the limit", `${items.length} items, more than the ${max} asked (§4)`);
   for (const item of items) {
     const id = JSON.stringify(item.id);
-    if (!matches(q.list, q.filter, item, "either")) {
+    if (!matches(model.spec, q.list, q.filter, item, "either")) {
       problem("outside the filter", `${id} does not match the filter ${q.filter ?? ""} (§4)`);
     }
     if (before !== undefined && !(orderTime(q.list, item) < before)) {
@@ -192,7 +196,10 @@ export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonOb
     const mine = createdAs(q.list, collection, item);
     if (mine !== undefined) {
       const sent = mine.sent;
-      const off = "sku" in sent ? listedProductProblems(sent, item) : listedContactProblems(sent, item);
+      const off =
+        "sku" in sent
+          ? listedProductProblems(model.spec, sent, item)
+          : listedContactProblems(model.spec, sent, item);
       for (const p of off)
         problem(
           "read back otherwise",
@@ -204,8 +211,8 @@ export function judgeRead(model: ListModel, q: ReadQuery, items: readonly JsonOb
     const held = [...collection.byId.values()].filter(
       (i) => before === undefined || orderTime(q.list, i) < before,
     );
-    const strict = held.filter((i) => matches(q.list, q.filter, i, "exact")).length;
-    const lenient = held.filter((i) => matches(q.list, q.filter, i, "either")).length;
+    const strict = held.filter((i) => matches(model.spec, q.list, q.filter, i, "exact")).length;
+    const lenient = held.filter((i) => matches(model.spec, q.list, q.filter, i, "either")).length;
     const least = Math.min(max, strict);
     const most = Math.min(max, lenient);
     if (items.length < least || items.length > most) {
@@ -250,13 +257,13 @@ class ReadCommand extends AsOrganization {
 
   /** The query, with the filter value and the `before` instant picked among what the model holds. */
   query(model: ListModel): ReadQuery {
-    const values = LISTS[this.list].filter?.values ?? [];
+    const values = model.spec.LISTS[this.list].filter?.values ?? [];
     const filter =
       this.filterPick === undefined || values.length === 0
         ? undefined
         : values[this.filterPick % values.length];
     const times = [...model.lists[this.org][this.list].byId.values()]
-      .map((i) => i[LISTS[this.list].orderField])
+      .map((i) => i[ORDER_FIELD[this.list]])
       .filter((t): t is string => typeof t === "string" && !Number.isNaN(Date.parse(t)))
       .sort();
     const before =
@@ -274,9 +281,9 @@ class ReadCommand extends AsOrganization {
 
   async run(model: ListModel, real: Real): Promise<void> {
     const q = this.query(model);
-    const param = LISTS[q.list].filter?.param ?? "type";
+    const param = real.ctx.spec.LISTS[q.list].filter?.param ?? "type";
     const ex = await real.ctx.http.send(
-      listRequest(q.list, tokenOf(model, q.org), {
+      listRequest(real.ctx, q.list, tokenOf(model, q.org), {
         ...(q.filter === undefined ? {} : { [param]: q.filter }),
         ...(q.limit === undefined ? {} : { limit: q.limit }),
         ...(q.before === undefined ? {} : { before: q.before }),
@@ -328,11 +335,15 @@ class CreateContactCommand extends AsOrganization {
     const body: ContactBody = { ...this.body, name: `${tag}${rest}` };
     const ex = await real.ctx.http.send({
       method: "POST",
-      path: LISTS.contacts.path,
+      path: real.ctx.spec.LISTS.contacts.path,
       auth: tokenOf(model, this.org),
       json: body,
     });
-    expectStatus(ex, 201, `POST ${LISTS.contacts.path} with a valid body as organization ${this.org}`);
+    expectStatus(
+      ex,
+      201,
+      `POST ${real.ctx.spec.LISTS.contacts.path} with a valid body as organization ${this.org}`,
+    );
     remember(model, this.org, "contacts", { sent: body, key: body.name, exchange: ex });
   }
 
@@ -353,7 +364,10 @@ class CreateProductCommand extends AsOrganization {
     // A sku of its own at every run: the target keeps what earlier runs and shrinking steps created.
     const draft = withUniqueSku(real.ctx, this.draft);
     const ex = await postProduct(real.ctx, tokenOf(model, this.org), draft);
-    expectSuccess(ex, `POST ${LISTS.products.path} with a valid body as organization ${this.org}`);
+    expectSuccess(
+      ex,
+      `POST ${real.ctx.spec.LISTS.products.path} with a valid body as organization ${this.org}`,
+    );
     remember(model, this.org, "products", { sent: draft, key: draft.sku, exchange: ex });
   }
 
@@ -373,7 +387,7 @@ function remember(model: ListModel, org: Org, list: ListName, created: Created):
   const answered = dataObject(created.exchange) ?? {};
   const record: JsonObject = { ...(created.sent as JsonObject), ...answered };
   const id = record.id;
-  const time = record[LISTS[list].orderField];
+  const time = record[ORDER_FIELD[list]];
   if (typeof id !== "string" || typeof time !== "string" || Number.isNaN(Date.parse(time))) {
     collection.complete = false;
     return;
@@ -384,23 +398,27 @@ function remember(model: ListModel, org: Org, list: ListName, created: Created):
 // ---- arbitraries ---------------------------------------------------------------------------------------
 
 /** Every string of a contact body at its §8 maximum: the boundary where storage truncates. */
-function atMaxContact(body: ContactBody): ContactBody {
-  const out: ContactBody = { ...body, name: padTo(body.name, MAX.contactName) };
-  if (body.phone !== undefined) out.phone = padTo(body.phone, MAX.contactPhone, "9");
-  if (body.address !== undefined) out.address = padTo(body.address, MAX.contactAddress);
-  if (body.taxNumberTPS !== undefined) out.taxNumberTPS = padTo(body.taxNumberTPS, MAX.contactTaxNumber, "0");
-  if (body.taxNumberTVQ !== undefined) out.taxNumberTVQ = padTo(body.taxNumberTVQ, MAX.contactTaxNumber, "0");
+function atMaxContact(spec: KitSpec, body: ContactBody): ContactBody {
+  const out: ContactBody = { ...body, name: padTo(body.name, spec.MAX.contactName) };
+  if (body.phone !== undefined) out.phone = padTo(body.phone, spec.MAX.contactPhone, "9");
+  if (body.address !== undefined) out.address = padTo(body.address, spec.MAX.contactAddress);
+  if (body.taxNumberTPS !== undefined)
+    out.taxNumberTPS = padTo(body.taxNumberTPS, spec.MAX.contactTaxNumberTPS, "0");
+  if (body.taxNumberTVQ !== undefined)
+    out.taxNumberTVQ = padTo(body.taxNumberTVQ, spec.MAX.contactTaxNumberTVQ, "0");
   return out;
 }
 
-function atMaxProduct(draft: ProductDraft): ProductDraft {
-  const out: ProductDraft = { ...draft, name: padTo(draft.name, MAX.productName) };
-  if (draft.description !== undefined) out.description = padTo(draft.description, MAX.productDescription);
+function atMaxProduct(spec: KitSpec, draft: ProductDraft): ProductDraft {
+  const out: ProductDraft = { ...draft, name: padTo(draft.name, spec.MAX.productName) };
+  if (draft.description !== undefined)
+    out.description = padTo(draft.description, spec.MAX.productDescription);
   return out;
 }
 
 /** The commands of a run: reads (two in three), contact and product creations, as either organization. */
 export function listCommandsArb(
+  spec: KitSpec,
   marker: string,
   orgs: readonly Org[],
 ): fc.Arbitrary<Iterable<fc.AsyncCommand<ListModel, Real>>> {
@@ -410,15 +428,29 @@ export function listCommandsArb(
       org,
       list: fc.constantFrom(...LIST_NAMES),
       filter: fc.option(fc.nat(), { nil: undefined }),
-      limit: fc.option(fc.oneof(limitArb, fc.constantFrom("1", String(MAX.pageMax))), { nil: undefined }),
+      limit: fc.option(fc.oneof(limitArb(spec), fc.constantFrom("1", String(spec.MAX.pageMax))), {
+        nil: undefined,
+      }),
       before: fc.option(fc.nat(), { nil: undefined }),
     })
     .map((r) => new ReadCommand(r.org, r.list, r.filter, r.limit, r.before));
   const contact = fc
-    .tuple(org, fc.oneof(contactBodyArb(marker), contactBodyArb(marker).map(atMaxContact)))
+    .tuple(
+      org,
+      fc.oneof(
+        contactBodyArb(spec, marker),
+        contactBodyArb(spec, marker).map((b) => atMaxContact(spec, b)),
+      ),
+    )
     .map(([o, body]) => new CreateContactCommand(o, body));
   const product = fc
-    .tuple(org, fc.oneof(productBodyArb(marker), productBodyArb(marker).map(atMaxProduct)))
+    .tuple(
+      org,
+      fc.oneof(
+        productBodyArb(spec, marker),
+        productBodyArb(spec, marker).map((d) => atMaxProduct(spec, d)),
+      ),
+    )
     .map(([o, draft]) => new CreateProductCommand(o, draft));
   return fc.commands([read, read, contact, product], { maxCommands: 8 });
 }

@@ -1,3 +1,4 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CheckFailure, sharedStore, systemKitClock, type CheckContext, type HttpExchange } from "../types.js";
@@ -6,6 +7,7 @@ import { checkProperty, writeRuns } from "./property.js";
 /** A context with only what checkProperty reads: the options. */
 function context(seed = 1234, numRuns = 25): CheckContext {
   return {
+    spec: kitSpec(),
     options: {
       profile: "spec",
       strict: false,

@@ -1,3 +1,4 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import { describe, expect, it } from "vitest";
 import { nth, testManifest } from "../test-support/local.js";
 import {
@@ -33,6 +34,7 @@ function contextAnswering(answer: (r: HttpRequest) => HttpExchange): {
   const sent: HttpRequest[] = [];
   const manifest = testManifest();
   const ctx: CheckContext = {
+    spec: kitSpec(),
     http: {
       send: (r) => {
         sent.push(r);
@@ -136,10 +138,17 @@ describe("rule rows", () => {
   });
 
   it('read "no endpoint" as 404 not_found or 405, always in the error envelope', () => {
-    expect(() => expectAnswer(answerOf(404, error("not_found")), "no endpoint", "r")).not.toThrow();
-    expect(() => expectAnswer(answerOf(405, error("method_not_allowed")), "no endpoint", "r")).not.toThrow();
-    expect(() => expectAnswer(answerOf(404, error("missing")), "no endpoint", "r")).toThrow(CheckFailure);
-    expect(() => expectAnswer(answerOf(404, { message: "no" }), "no endpoint", "r")).toThrow(CheckFailure);
-    expect(() => expectAnswer(answerOf(200, { data: [] }), "no endpoint", "r")).toThrow(CheckFailure);
+    const { ctx } = contextAnswering((r) => answerOf(200, {}, r));
+    expect(() => expectAnswer(ctx, answerOf(404, error("not_found")), "no endpoint", "r")).not.toThrow();
+    expect(() =>
+      expectAnswer(ctx, answerOf(405, error("method_not_allowed")), "no endpoint", "r"),
+    ).not.toThrow();
+    expect(() => expectAnswer(ctx, answerOf(404, error("missing")), "no endpoint", "r")).toThrow(
+      CheckFailure,
+    );
+    expect(() => expectAnswer(ctx, answerOf(404, { message: "no" }), "no endpoint", "r")).toThrow(
+      CheckFailure,
+    );
+    expect(() => expectAnswer(ctx, answerOf(200, { data: [] }), "no endpoint", "r")).toThrow(CheckFailure);
   });
 });

@@ -11,7 +11,8 @@ import {
 } from "./assert.js";
 import { validContact, validProduct } from "./data.js";
 import type { ClauseRef } from "../spec/clauses.js";
-import { ENDPOINTS, LISTS, type Endpoint } from "../spec/constants.js";
+import type { ErrorRole } from "../../spec/schema.js";
+import { type Endpoint } from "../spec/kit-spec.js";
 import { SECTION } from "../spec/clauses.js";
 
 /**
@@ -22,7 +23,9 @@ import { SECTION } from "../spec/clauses.js";
 
 /** What every request of a row must get. */
 export type Expected =
-  /** This status, and §7's error body with this code. */
+  /** The spec's answer to this situation (errors.<role>): its status, and §7's error body with its code. */
+  | { error: ErrorRole }
+  /** This status and code, whatever the spec says (a custom catalogue's own rows). */
   | { status: number; code: string }
   /** No endpoint: 404 not_found, or 405 (spec-gaps #23), in §7's error body. */
   | "no endpoint"
@@ -38,16 +41,17 @@ export interface RuleRow extends Pick<Check, "id" | "section" | "clause" | "leve
 }
 
 /** Judges one answer against a row's expectation. */
-export function expectAnswer(ex: HttpExchange, expected: Expected, rule: string): void {
+export function expectAnswer(ctx: CheckContext, ex: HttpExchange, expected: Expected, rule: string): void {
+  const { notFound } = ctx.spec.ERRORS;
   if (expected === "no endpoint") {
-    expectStatus(ex, [404, 405], rule);
-    expectErrorEnvelope(ex, ex.status === 404 ? "not_found" : undefined, rule);
+    expectStatus(ex, [notFound.status, 405], rule);
+    expectErrorEnvelope(ex, ex.status === notFound.status ? notFound.code : undefined, rule);
     return;
   }
   if (expected === "refused") {
     if (ex.status < 400 || ex.status >= 500) {
       fail(`${rule}: answered ${ex.status}`, {
-        key: failureKey(`status ${ex.status}`, routeOf(ex.request)),
+        key: failureKey(`status ${ex.status}`, routeOf(ex.request, ctx.spec)),
         cause: ex.status >= 500 ? "response.no-5xx" : "rule",
         expected: "a 4xx refusal in the error envelope",
         actual: answer(ex),
@@ -57,15 +61,17 @@ export function expectAnswer(ex: HttpExchange, expected: Expected, rule: string)
     expectErrorEnvelope(ex, undefined, rule);
     return;
   }
-  expectError(ex, expected.status, expected.code, rule);
+  const { status, code } = "error" in expected ? ctx.spec.ERRORS[expected.error] : expected;
+  expectError(ex, status, code, rule);
 }
 
-const describeExpected = (expected: Expected): string =>
-  expected === "no endpoint"
-    ? "404 not_found (or 405)"
-    : expected === "refused"
-      ? "a refusal in the error envelope (404 and 405 are HTTP's)"
-      : `${expected.status} ${expected.code}`;
+function describeExpected(ctx: CheckContext, expected: Expected): string {
+  const { notFound } = ctx.spec.ERRORS;
+  if (expected === "no endpoint") return `${notFound.status} ${notFound.code} (or 405)`;
+  if (expected === "refused") return "a refusal in the error envelope (404 and 405 are HTTP's)";
+  const { status, code } = "error" in expected ? ctx.spec.ERRORS[expected.error] : expected;
+  return `${status} ${code}`;
+}
 
 export function ruleCheck(row: RuleRow): Check {
   return {
@@ -80,9 +86,10 @@ export function ruleCheck(row: RuleRow): Check {
       for (const { what, request } of row.requests(ctx)) {
         const ex = await ctx.http.send(request);
         expectAnswer(
+          ctx,
           ex,
           row.expect,
-          `${what} (${requestLine(request)}) must get ${describeExpected(row.expect)}`,
+          `${what} (${requestLine(request)}) must get ${describeExpected(ctx, row.expect)}`,
         );
       }
     },
@@ -96,7 +103,8 @@ type Auth = HttpRequest["auth"];
 /** A request to an endpoint of §4 that any implementation would answer 2xx with a full token. */
 export function endpointRequest(ctx: CheckContext, e: Endpoint, auth: Auth): HttpRequest {
   if (e.method === "GET") return { method: "GET", path: e.path, query: { limit: "1" }, auth };
-  const json = e.path === LISTS.contacts.path ? validContact(ctx, "auth") : validProduct(ctx, "auth");
+  const json =
+    e.path === ctx.spec.LISTS.contacts.path ? validContact(ctx, "auth") : validProduct(ctx, "auth");
   return { method: "POST", path: e.path, auth, json };
 }
 
@@ -105,12 +113,12 @@ export function endpointRequest(ctx: CheckContext, e: Endpoint, auth: Auth): Htt
  * through would create a record.
  */
 export function endpointsFor(ctx: CheckContext): readonly Endpoint[] {
-  if (!ctx.options.readOnly) return ENDPOINTS;
+  if (!ctx.options.readOnly) return ctx.spec.ENDPOINTS;
   ctx.observe(
     "read-only: POST rows left out",
     "POST rows left out: --read-only, and a server that let the token through would create a record.",
   );
-  return ENDPOINTS.filter((e) => e.method === "GET");
+  return ctx.spec.ENDPOINTS.filter((e) => e.method === "GET");
 }
 
 /** The same credentials on every endpoint. */
@@ -124,10 +132,10 @@ export const onEveryEndpoint =
     }));
   };
 
-/** The answers rows expect most, as §7 pairs status and code. */
-export const UNAUTHORIZED = { status: 401, code: "unauthorized" } as const;
-export const FORBIDDEN = { status: 403, code: "forbidden" } as const;
-export const INVALID = { status: 400, code: "invalid_request" } as const;
+/** The answers rows expect most, by situation: their status and code are the run's spec's (§7). */
+export const UNAUTHORIZED: Expected = { error: "unauthorized" };
+export const FORBIDDEN: Expected = { error: "forbidden" };
+export const INVALID: Expected = { error: "invalidRequest" };
 
 /**
  * spec-gaps #29 (SHOULD): a record never modified has updatedAt equal to createdAt, on the run's

@@ -1,9 +1,7 @@
+import { kitSpec } from "../spec/kit-spec.js";
 import { describe, expect, it } from "vitest";
 import {
-  CONTACT_FIELDS,
-  EXPENSE_FIELDS,
-  INVOICE_FIELDS,
-  PRODUCT_FIELDS,
+  recordFields,
   absentOptionals,
   contactCreationProblems,
   duplicateIds,
@@ -15,6 +13,13 @@ import {
   orderBreaks,
   sumProblem,
 } from "./shapes.js";
+
+const {
+  contacts: CONTACT_FIELDS,
+  products: PRODUCT_FIELDS,
+  invoices: INVOICE_FIELDS,
+  expenses: EXPENSE_FIELDS,
+} = recordFields(kitSpec());
 
 const T = "2026-10-30T14:05:09.123Z";
 const MIDNIGHT = "2026-10-30T00:00:00.000Z";
@@ -149,13 +154,14 @@ describe("created records against what was sent", () => {
 
   it("contact creation: id, type, name, createdAt, email and phone as sent; extras pass when typed", () => {
     const answer = { id: "c_9", ...sent, createdAt: T };
-    expect(contactCreationProblems(sent, answer)).toEqual([]);
-    expect(contactCreationProblems(sent, { ...answer, address: null, updatedAt: T })).toEqual([]);
-    expect(contactCreationProblems(sent, { ...answer, phone: "5145550199" })).toHaveLength(1);
-    expect(contactCreationProblems(sent, { ...answer, createdAt: "2026-10-30" })).toHaveLength(1);
-    expect(contactCreationProblems(sent, { ...answer, updatedAt: 5 })).toHaveLength(1);
+    expect(contactCreationProblems(kitSpec(), sent, answer)).toEqual([]);
+    expect(contactCreationProblems(kitSpec(), sent, { ...answer, address: null, updatedAt: T })).toEqual([]);
+    expect(contactCreationProblems(kitSpec(), sent, { ...answer, phone: "5145550199" })).toHaveLength(1);
+    expect(contactCreationProblems(kitSpec(), sent, { ...answer, createdAt: "2026-10-30" })).toHaveLength(1);
+    expect(contactCreationProblems(kitSpec(), sent, { ...answer, updatedAt: 5 })).toHaveLength(1);
     expect(
       contactCreationProblems(
+        kitSpec(),
         { type: "CLIENT", name: "x" },
         { id: "c", type: "CLIENT", name: "x", createdAt: T, email: null },
       ),
@@ -164,24 +170,26 @@ describe("created records against what was sent", () => {
 
   it("listed contact: §2's fields, and every field sent as sent", () => {
     const item = { ...contact, ...sent, phone: sent.phone, taxNumberTVQ: null };
-    expect(listedContactProblems(sent, item)).toEqual([]);
-    expect(listedContactProblems(sent, { ...item, name: "Elodie" })).toHaveLength(1);
+    expect(listedContactProblems(kitSpec(), sent, item)).toEqual([]);
+    expect(listedContactProblems(kitSpec(), sent, { ...item, name: "Elodie" })).toHaveLength(1);
   });
 
   it("a field not sent reads back absent, null or empty, never a value from elsewhere or the text None", () => {
     const item = { ...contact, ...sent, taxNumberTVQ: null };
     const { address: _a, ...withoutAddress } = item;
-    expect(listedContactProblems(sent, withoutAddress)).toEqual([]);
-    expect(listedContactProblems(sent, { ...item, address: "" })).toEqual([]);
-    expect(problemsKey(listedContactProblems(sent, { ...item, address: "None" }))).toBe("address not absent");
-    expect(problemsKey(listedContactProblems(sent, { ...item, taxNumberTVQ: "1234567890TQ0001" }))).toBe(
-      "taxNumberTVQ not absent",
+    expect(listedContactProblems(kitSpec(), sent, withoutAddress)).toEqual([]);
+    expect(listedContactProblems(kitSpec(), sent, { ...item, address: "" })).toEqual([]);
+    expect(problemsKey(listedContactProblems(kitSpec(), sent, { ...item, address: "None" }))).toBe(
+      "address not absent",
     );
+    expect(
+      problemsKey(listedContactProblems(kitSpec(), sent, { ...item, taxNumberTVQ: "1234567890TQ0001" })),
+    ).toBe("taxNumberTVQ not absent");
     const minimal = { type: "CLIENT", name: "x" };
     const answer = { id: "c", type: "CLIENT", name: "x", createdAt: T };
-    expect(problemsKey(contactCreationProblems(minimal, { ...answer, email: "someone@else.example" }))).toBe(
-      "email not absent",
-    );
+    expect(
+      problemsKey(contactCreationProblems(kitSpec(), minimal, { ...answer, email: "someone@else.example" })),
+    ).toBe("email not absent");
   });
 
   it("contacts and products carry no status field (§3), not even null", () => {
@@ -193,19 +201,20 @@ describe("created records against what was sent", () => {
     );
     expect(fieldProblems(invoice, INVOICE_FIELDS)).toEqual([]);
     const answer = { id: "c_9", ...sent, createdAt: T, status: "ACTIVE" };
-    expect(problemsKey(contactCreationProblems(sent, answer))).toBe("status not absent");
+    expect(problemsKey(contactCreationProblems(kitSpec(), sent, answer))).toBe("status not absent");
   });
 
   it("listed product: values sent, unitPrice with four decimals, §4's defaults", () => {
     const draft = { sku: "SKU-1", name: "Widget", unitPrice: "12.5" };
-    expect(listedProductProblems(draft, product)).toEqual([]);
-    expect(listedProductProblems(draft, { ...product, description: "" })).toEqual([]);
-    expect(listedProductProblems(draft, { ...product, unitPrice: "12.5001" })).toHaveLength(1);
-    expect(listedProductProblems(draft, { ...product, type: "SERVICE" })).toHaveLength(1);
-    expect(listedProductProblems(draft, { ...product, taxable: false })).toHaveLength(1);
-    expect(listedProductProblems(draft, { ...product, description: "made up" })).toHaveLength(1);
+    expect(listedProductProblems(kitSpec(), draft, product)).toEqual([]);
+    expect(listedProductProblems(kitSpec(), draft, { ...product, description: "" })).toEqual([]);
+    expect(listedProductProblems(kitSpec(), draft, { ...product, unitPrice: "12.5001" })).toHaveLength(1);
+    expect(listedProductProblems(kitSpec(), draft, { ...product, type: "SERVICE" })).toHaveLength(1);
+    expect(listedProductProblems(kitSpec(), draft, { ...product, taxable: false })).toHaveLength(1);
+    expect(listedProductProblems(kitSpec(), draft, { ...product, description: "made up" })).toHaveLength(1);
     expect(
       listedProductProblems(
+        kitSpec(),
         { ...draft, type: "SERVICE", taxable: false },
         { ...product, type: "SERVICE", taxable: false },
       ),

@@ -1,7 +1,8 @@
 import { Decimal } from "decimal.js";
 import type { ProductDraft } from "./arbitraries.js";
 import { isRecord, type JsonObject } from "./assert.js";
-import { CONTACT_TYPES, EXPENSE_STATUSES, INVOICE_STATUSES, PRODUCT_TYPES } from "../spec/constants.js";
+import type { AddedField } from "../../spec/schema.js";
+import type { KitSpec, ListName } from "../spec/kit-spec.js";
 
 /**
  * §2's tables as data, and the judge of one item against them. Pure: unit-tested on its own, used by
@@ -16,6 +17,7 @@ export type FieldRule =
   | { kind: "timestamp" }
   | { kind: "midnight" }
   | { kind: "boolean" }
+  | { kind: "number" }
   | { kind: "object"; fields: Fields }
   /** A field the record must not carry at all (§3: contacts and products have no status). */
   | { kind: "none" };
@@ -55,9 +57,9 @@ const oneOf = (values: readonly string[]): Field => ({ rule: { kind: "enum", val
 /** §3 Token status.3: "Contacts and products have no status field." */
 const noStatus: Field = { rule: { kind: "none" } };
 
-export const CONTACT_FIELDS: Fields = {
+const contactFields = (spec: KitSpec): Fields => ({
   id,
-  type: oneOf(CONTACT_TYPES),
+  type: oneOf(spec.CONTACT_TYPES),
   name: str,
   email: optStr,
   phone: optStr,
@@ -67,28 +69,28 @@ export const CONTACT_FIELDS: Fields = {
   createdAt: timestamp,
   updatedAt: timestamp,
   status: noStatus,
-};
+});
 
-export const PRODUCT_FIELDS: Fields = {
+const productFields = (spec: KitSpec): Fields => ({
   id,
   sku: str,
   name: str,
   description: optStr,
-  type: oneOf(PRODUCT_TYPES),
+  type: oneOf(spec.PRODUCT_TYPES),
   unitPrice: money,
   taxable: { rule: { kind: "boolean" } },
   createdAt: timestamp,
   updatedAt: timestamp,
   status: noStatus,
-};
+});
 
 // "free text" and a contact's e-mail (optional on a contact) are read as optional (spec-gaps #4).
-export const INVOICE_FIELDS: Fields = {
+const invoiceFields = (spec: KitSpec): Fields => ({
   id,
   invoiceNumber: str,
   date: midnight,
   dueDate: midnight,
-  status: oneOf(INVOICE_STATUSES),
+  status: oneOf(spec.INVOICE_STATUSES),
   subtotal: money,
   tps: money,
   tvq: money,
@@ -96,12 +98,12 @@ export const INVOICE_FIELDS: Fields = {
   description: optStr,
   contact: { rule: { kind: "object", fields: { id, name: str, email: optStr } } },
   createdAt: timestamp,
-};
+});
 
-export const EXPENSE_FIELDS: Fields = {
+const expenseFields = (spec: KitSpec): Fields => ({
   id,
   date: midnight,
-  status: oneOf(EXPENSE_STATUSES),
+  status: oneOf(spec.EXPENSE_STATUSES),
   amount: money,
   tps: money,
   tvq: money,
@@ -110,7 +112,52 @@ export const EXPENSE_FIELDS: Fields = {
   contact: { rule: { kind: "object", fields: { id, name: str } } },
   account: { rule: { kind: "object", fields: { id, code: str, name: str } } },
   createdAt: timestamp,
-};
+});
+
+/**
+ * A field a spec variant adds (`fields.contact.<name>`): typed as the file says, and optional in what a
+ * list serves whatever `required` says, since records created before it or without it (the fixtures)
+ * have none (null or absent, spec-gaps #4's reading). A decimal reads as §2's money.
+ */
+export function addedFieldRule(field: AddedField): FieldRule {
+  switch (field.type) {
+    case "string":
+      return field.enum === undefined ? { kind: "string" } : { kind: "enum", values: field.enum };
+    case "number":
+      return { kind: "number" };
+    case "boolean":
+      return { kind: "boolean" };
+    case "decimal":
+      return { kind: "money" };
+  }
+}
+
+const withAdded = (fields: Fields, added: Readonly<Record<string, AddedField>>): Fields => ({
+  ...fields,
+  ...Object.fromEntries(
+    Object.entries(added).map(([name, f]): [string, Field] => [
+      name,
+      { rule: addedFieldRule(f), optional: true },
+    ]),
+  ),
+});
+
+const shapes = new WeakMap<KitSpec, Readonly<Record<ListName, Fields>>>();
+
+/** §2's tables under the run's spec (its enumerations, the fields a variant adds), by list. */
+export function recordFields(spec: KitSpec): Readonly<Record<ListName, Fields>> {
+  let known = shapes.get(spec);
+  if (known === undefined) {
+    known = {
+      contacts: withAdded(contactFields(spec), spec.FIELDS.contact),
+      products: withAdded(productFields(spec), spec.FIELDS.product),
+      invoices: invoiceFields(spec),
+      expenses: expenseFields(spec),
+    };
+    shapes.set(spec, known);
+  }
+  return known;
+}
 
 const show = (value: unknown): string => JSON.stringify(value) ?? "undefined";
 
@@ -158,6 +205,10 @@ function ruleProblem(value: unknown, rule: FieldRule, path: string): FieldProble
       return typeof value === "string" ? [] : [problem(path, "type", `${show(value)} is not a string`)];
     case "boolean":
       return typeof value === "boolean" ? [] : [problem(path, "type", `${show(value)} is not a boolean`)];
+    case "number":
+      return typeof value === "number" && Number.isFinite(value)
+        ? []
+        : [problem(path, "type", `${show(value)} is not a JSON number`)];
     case "enum":
       return typeof value === "string" && rule.values.includes(value)
         ? []
@@ -302,7 +353,7 @@ function filledUnsent(sent: JsonObject, item: JsonObject, fields: readonly strin
  * spec-gaps #5: a contact creation answers id, type, name, createdAt, and email and phone equal to what
  * was sent; other fields may come too, and then must have their type.
  */
-export function contactCreationProblems(sent: JsonObject, data: JsonObject): FieldProblem[] {
+export function contactCreationProblems(spec: KitSpec, sent: JsonObject, data: JsonObject): FieldProblem[] {
   const out: FieldProblem[] = [];
   if (typeof data.id !== "string" || data.id === "") {
     out.push(
@@ -326,7 +377,7 @@ export function contactCreationProblems(sent: JsonObject, data: JsonObject): Fie
       out.push(problem(f, "not as sent", `sent ${show(sent[f])}, answered ${show(data[f])}`));
   }
   const extras = Object.fromEntries(
-    Object.entries(CONTACT_FIELDS)
+    Object.entries(recordFields(spec).contacts)
       .filter(([name]) => !compared.has(name))
       .map(([name, field]): [string, Field] => [name, { ...field, optional: true }]),
   );
@@ -337,21 +388,26 @@ export function contactCreationProblems(sent: JsonObject, data: JsonObject): Fie
  * A listed record against what was sent: §2's fields, every field sent read back as sent, and every
  * optional field not sent absent, null or empty.
  */
-export function listedContactProblems(sent: JsonObject, item: JsonObject): FieldProblem[] {
-  const out = fieldProblems(item, CONTACT_FIELDS);
-  for (const [f, v] of Object.entries(sent)) {
+export function listedContactProblems(spec: KitSpec, sent: JsonObject, item: JsonObject): FieldProblem[] {
+  const out = fieldProblems(item, recordFields(spec).contacts);
+  for (const [f, sentValue] of Object.entries(sent)) {
+    // An added decimal is served as §2's money: 12.5 sent reads 12.5000.
+    const v =
+      spec.FIELDS.contact[f]?.type === "decimal" && typeof sentValue === "number"
+        ? new Decimal(sentValue).toFixed(4)
+        : sentValue;
     if (item[f] !== v) out.push(problem(f, "not as sent", `sent ${show(v)}, listed ${show(item[f])}`));
   }
   return [...out, ...filledUnsent(sent, item, CONTACT_OPTIONAL)];
 }
 
 /** A product as sent (unitPrice as its JSON text) against what a list shows; defaults from §4. */
-export function listedProductProblems(sent: ProductDraft, item: JsonObject): FieldProblem[] {
-  const out = fieldProblems(item, PRODUCT_FIELDS);
+export function listedProductProblems(spec: KitSpec, sent: ProductDraft, item: JsonObject): FieldProblem[] {
+  const out = fieldProblems(item, recordFields(spec).products);
   const expected: JsonObject = {
     sku: sent.sku,
     name: sent.name,
-    type: sent.type ?? "PRODUCT",
+    type: sent.type ?? spec.SAMPLE.productType,
     taxable: sent.taxable ?? true,
     unitPrice: new Decimal(sent.unitPrice).toFixed(4),
     ...(sent.description === undefined ? {} : { description: sent.description }),

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TokenManifest } from "../manifest-schema.js";
-import { SCOPES } from "../spec/constants.js";
+import { kitSpec } from "../spec/kit-spec.js";
 
 /** A request as a tiny test server saw it. */
 export interface SeenRequest {
@@ -77,7 +77,7 @@ export async function closedBaseUrl(): Promise<string> {
 
 /** A manifest with one token of each kind the kit asks for, in two organizations with API access. */
 export function testManifest(overrides: Partial<TokenManifest> = {}): TokenManifest {
-  const all = SCOPES;
+  const all = kitSpec().SCOPES;
   return {
     version: 1,
     tokenPrefix: "tst",

@@ -71,7 +71,7 @@ export async function simulate(fullTokens: number, seed: number): Promise<Simula
 }
 
 /** The manifest with at most `n` full-access tokens per organization (the others left out). */
-function keepFullTokens(manifest: TokenManifest, n: number): TokenManifest {
+function keepFullTokens<M extends TokenManifest>(manifest: M, n: number): M {
   const seen = new Map<string, number>();
   const tokens = manifest.tokens.filter((t) => {
     if (t.state !== "active" || t.scopes.length < 8) return true;

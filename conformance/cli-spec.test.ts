@@ -96,10 +96,10 @@ describe("--spec and --print-spec", () => {
       expect(r.stderr).toContain(`  ${path}: `);
   });
 
-  it("refuse a variant against the embedded reference, which serves the spec as written", async () => {
-    const r = await cli("--spec", file("rate-60.json"), "--grep", "^run\\.no-5xx$");
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/needs a target \(--base-url\)/);
+  it("hold the embedded reference to the variant, which it then serves", async () => {
+    const r = await cli("--spec", file("page-max-500.json"), "--grep", "^lists\\.");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
   });
 });
 
@@ -152,6 +152,14 @@ describe("spec-diff", () => {
     );
     const same = await cli("spec-diff", file("rate-60.json"), file("rate-60.json"));
     expect(same.stdout).toMatch(/hold the same values/);
+  });
+
+  it("with one file, compares the spec as written with it", async () => {
+    const one = await cli("spec-diff", file("duplicate-sku-409.json"));
+    const two = await cli("spec-diff", file("default.json"), file("duplicate-sku-409.json"));
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain("between the spec as written and ");
+    expect(one.stdout.split("\n").slice(1)).toEqual(two.stdout.split("\n").slice(1));
   });
 
   it("exits 2 on a bad file, naming its bad keys", async () => {

@@ -233,16 +233,17 @@ async function list(opts: CliOptions, io: CliIo, spec: Spec): Promise<number> {
 
 /**
  * `conformance spec-diff A.json B.json`: the clauses and checks whose expectations differ between two
- * spec files (each a variant merged over the default, as --spec reads it). Exit 0 however much they
+ * spec files (each a variant merged over the default, as --spec reads it); with one file, between the
+ * spec as written and it. Exit 0 however much they
  * differ; 2 for a usage error or a file that is no valid spec.
  */
 async function specDiffCommand(args: readonly string[], io: CliIo): Promise<number> {
   const command = new Command("conformance spec-diff")
     .description(
-      "List the clauses and checks whose expectations differ between two spec files (variants merged over the default).",
+      "List the clauses and checks whose expectations differ between two spec files (variants merged over the default), or between the spec as written and one.",
     )
     .argument("<a>", "a spec file or variant")
-    .argument("<b>", "another")
+    .argument("[b]", "another (default: compare the spec as written with <a>)")
     .helpOption("-h, --help", "show this help")
     .exitOverride()
     .configureOutput({
@@ -257,11 +258,15 @@ async function specDiffCommand(args: readonly string[], io: CliIo): Promise<numb
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  const [fileA = "", fileB = ""] = command.args;
+  const [first = "", second] = command.args;
   try {
-    const [a, b] = [await loadSpecFile(fileA), await loadSpecFile(fileB)];
+    const [a, b] =
+      second === undefined
+        ? [defaultSpec(), await loadSpecFile(first)]
+        : [await loadSpecFile(first), await loadSpecFile(second)];
+    const names: [string, string] = second === undefined ? ["the spec as written", first] : [first, second];
     const catalogue = io.catalogue ?? (await loadDefaultCatalogue());
-    io.stdout(renderSpecDiff(specDiff(a, b, catalogue), [fileA, fileB]));
+    io.stdout(renderSpecDiff(specDiff(a, b, catalogue), names));
     return 0;
   } catch (error) {
     if (!(error instanceof SpecVariantError)) throw error;

@@ -47,8 +47,18 @@ const limitInput: CoverageInput = {
     return forEachList(ctx, async (list, token) => {
       const out: FormOutcome[] = [];
       const plain = await plainPage(ctx, list, token);
-      const legal =
-        list === "contacts" || list === "invoices" ? ["1", "2", "49", "51", "199", "200"] : ["1", "200"];
+      // Each side of the default page and of the largest one (the spec's, e.g. 49, 51, 199, 200).
+      const { pageDefault, pageMax } = ctx.spec.MAX;
+      const legal = [
+        ...new Set(
+          (list === "contacts" || list === "invoices"
+            ? [1, 2, pageDefault - 1, pageDefault + 1, pageMax - 1, pageMax]
+            : [1, pageMax]
+          )
+            .filter((n) => n >= 1 && n <= pageMax)
+            .map(String),
+        ),
+      ];
       const open =
         list === "contacts"
           ? ["050", "+5", " 5", "5 ", "5abc", "1.0", "2e1", "\uFF19", "99999999999999999999", "-0", "0.5"]
@@ -324,7 +334,7 @@ const filterInput: CoverageInput = {
       }
       const what = `${c.list}?${filter.param}=${show(c.value)}`;
       const ex = await ctx.http.send(
-        listRequest(ctx, c.list, token, { limit: "200", [filter.param]: c.value }),
+        listRequest(ctx, c.list, token, { limit: String(ctx.spec.MAX.pageMax), [filter.param]: c.value }),
       );
       const got = itemsOf(ex);
       const as =

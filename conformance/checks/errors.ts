@@ -180,7 +180,9 @@ async function expectRefusedUnstored(ctx: CheckContext, bodies: readonly RawBody
     const traces = bodies.filter((b) => b.path === ctx.spec.LISTS[list].path && b.trace !== undefined);
     if (traces.length === 0) continue;
     const read = await ctx.http.send(
-      listRequest(ctx, list, tokenHolding(ctx, ctx.spec.LISTS[list].scope), { limit: "200" }),
+      listRequest(ctx, list, tokenHolding(ctx, ctx.spec.LISTS[list].scope), {
+        limit: String(ctx.spec.MAX.pageMax),
+      }),
     );
     const items = itemsOf(read) ?? [];
     const stored = traces.find((b) =>

@@ -83,11 +83,18 @@ export class ReferenceState {
       onChange: (change) => this.#tokenChanged(change),
     });
     this.spec = options.spec ?? defaultSpec();
-    this.rateLimits = new RollingWindows(options.rateLimit ?? rateLimitOf(this.spec), options.clock);
+    const rateLimit = options.rateLimit ?? rateLimitOf(this.spec);
+    this.rateLimits = new RollingWindows(rateLimit, options.clock);
     this.journal = new Journal({ tokenPrefix: options.tokenPrefix });
     this.latency = options.latency ?? null;
     this.startLatency = this.latency;
-    this.manifest = manifestAt(options.fixtures, options.clock.now());
+    const manifest = manifestAt(options.fixtures, options.clock.now());
+    // The manifest says what this state counts (`--rate-limit`, or the spec's §8 limit), not what the
+    // fixture file was written with: the kit paces by it.
+    this.manifest =
+      manifest.rateLimit === undefined
+        ? manifest
+        : { ...manifest, rateLimit: { ...manifest.rateLimit, requests: rateLimit.limit } };
     // Hooked here, below every door, so that whatever door adds a record, makes, revokes or uses a
     // token, or moves the clock, the change is kept.
     this.store.observe((addition) => this.#record(addition));

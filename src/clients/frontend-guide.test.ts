@@ -22,6 +22,7 @@ const RUN_BY: Record<string, string> = {
   // README.md
   "clone-setup": "conformance/pack.test.ts",
   "curl-contacts.sh": "src/entry/server-guide.test.ts",
+  "try-a-change.sh": "src/entry/server-guide.test.ts",
   // docs/server.md
   "data-dir.sh": "src/entry/server-guide.test.ts",
   "typed-client.sh": "src/entry/server-guide.test.ts",

@@ -5,6 +5,7 @@ import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect } from "vitest";
 import { INSTALLED_BIN, installBinFromSources } from "../test-support/installed.js";
@@ -140,3 +141,44 @@ describe("the server's guide", () => {
     },
   );
 });
+
+describe("the README's spec author", () => {
+  it(
+    "try-a-change.sh: spec-diff names the draft's change, the reference serves the draft and the kit passes it under the draft",
+    // The kit paces itself to §8's 100 requests a minute: about two minutes against a real server.
+    { timeout: 400_000 },
+    async () => {
+      const dir = await project();
+      // `npx accounting-reference` and `npx conformance` as an install puts them, running this checkout.
+      await mkdir(join(dir, "node_modules/.bin"), { recursive: true });
+      // One node process each, tsx's loader inside it (the tsx command would run a second one, which
+      // the script's `kill $!` would not reach).
+      const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+      for (const [name, entry] of [
+        ["accounting-reference", "src/entry/bin.ts"],
+        ["conformance", "conformance/bin.ts"],
+      ] as const) {
+        const bin = join(dir, "node_modules/.bin", name);
+        await writeFile(bin, `#!/bin/sh\nexec node --import "${loader}" "${join(ROOT, entry)}" "$@"\n`);
+        await chmod(bin, 0o755);
+      }
+      const port = await freePort();
+      const script = example("try-a-change.sh").replaceAll("4011", String(port));
+      expect(script).not.toBe(example("try-a-change.sh"));
+      const out = await sh(script, dir);
+      expect(out).toContain("limits.page.max: 200 → 500");
+      expect(out).toMatch(/^PASSED: \d+ passed, 0 failed/m);
+    },
+  );
+});
+
+/** A port nothing listens on now (the script's reference takes it a moment later). */
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}

@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { defaultRateLimit, type RateLimitScope, type TokenManifest } from "./manifest-schema.js";
 import { kitSpec, type KitSpec } from "./spec/kit-spec.js";
 import type { Spec } from "../spec/schema.js";
-import { defaultSpec, diffSpecs } from "../spec/variant.js";
 import { FetchHttpClient } from "./engine/client.js";
 import { RequestError } from "./failures.js";
 import { kitIdentity } from "./kit.js";

@@ -8,6 +8,9 @@ export default defineConfig({
     setupFiles: ["src/test-support/openapi-responses.setup.ts"],
     // Property tests print their seed on failure; keep runs deterministic unless FC_SEED is given.
     testTimeout: 30_000,
+    // Vitest's default in a run is one worker fewer than the cores: one on the 2-core machines CI runs on,
+    // where many files mostly wait (servers, npm, a browser, paced kit runs). Two halve CI's wall time.
+    maxWorkers: 2,
     hookTimeout: 30_000,
   },
 });

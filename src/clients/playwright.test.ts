@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test-support/browser.js";
 import { installBinFromSources } from "../test-support/installed.js";
 import { example, ROOT } from "../test-support/readme.js";
+import { freePort } from "../test-support/serve.js";
 
 /**
  * The Playwright fixture in a real Playwright run, as a project uses it: the frontend guide's
@@ -36,16 +36,6 @@ afterAll(async () => {
 const env = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith("npm_")),
 );
-
-/** A port nobody listens on now (the servers Playwright starts need theirs before they start). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 async function project(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "acct-playwright-"));

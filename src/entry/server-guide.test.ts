@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect } from "vitest";
 import { INSTALLED_BIN, installBinFromSources } from "../test-support/installed.js";
 import { example, ROOT } from "../test-support/readme.js";
-import { serverTest } from "../test-support/serve.js";
+import { freePort, serverTest } from "../test-support/serve.js";
 import { createReference } from "./reference.js";
 
 /**
@@ -171,14 +171,3 @@ describe("the README's spec author", () => {
     },
   );
 });
-
-/** A port nothing listens on now (the script's reference takes it a moment later). */
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}

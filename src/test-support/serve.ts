@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import type { Express } from "express";
 import { test as base } from "vitest";
 import { createServer, type ServerOptions } from "../edge/server.js";
@@ -62,3 +62,16 @@ export const serverTest = base
       return (server.address() as AddressInfo).port;
     };
   });
+
+/**
+ * A port nothing listens on now, for a server a test starts in another process (Playwright's
+ * `webServer`, a guide's script), which needs its port before it starts.
+ */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}

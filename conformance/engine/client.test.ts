@@ -9,6 +9,7 @@ import {
   startLocalServer,
   testManifest,
   type LocalServer,
+  echoServer,
 } from "../test-support/local.js";
 
 const manifest = testManifest();
@@ -19,18 +20,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** A server that echoes what it received, as JSON. */
-async function echoServer(): Promise<LocalServer> {
-  return startLocalServer((req, res) =>
-    json(res, 200, {
-      method: req.method,
-      url: req.url,
-      headers: req.headers,
-      body: req.body.toString("latin1"),
-    }),
-  );
-}
 
 function client(baseUrl: string, extra: Partial<ConstructorParameters<typeof FetchHttpClient>[0]> = {}) {
   const sleeps: number[] = [];

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FetchHttpClient, prepareRequest } from "../engine/client.js";
 import { Pacer } from "../engine/pacer.js";
 import { nearMisses } from "../support/near-miss.js";
-import { json, nth, startLocalServer, testManifest, type LocalServer } from "../test-support/local.js";
+import { echoServer, nth, testManifest, type LocalServer } from "../test-support/local.js";
 import { renderCurl } from "./curl.js";
 
 const manifest = testManifest();
@@ -17,18 +17,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** A server that echoes what it received, as JSON. */
-async function echoServer(): Promise<LocalServer> {
-  return startLocalServer((req, res) =>
-    json(res, 200, {
-      method: req.method,
-      url: req.url,
-      headers: req.headers,
-      body: req.body.toString("latin1"),
-    }),
-  );
-}
 
 function client(baseUrl: string): { http: FetchHttpClient } {
   return {

@@ -154,3 +154,15 @@ export function nth<T>(items: readonly T[], i: number): T {
   if (item === undefined) throw new Error(`expected an item at index ${i}, got ${items.length} items`);
   return item;
 }
+
+/** A server that echoes what it received, as JSON: method, url, headers and the body as latin1. */
+export async function echoServer(): Promise<LocalServer> {
+  return startLocalServer((req, res) =>
+    json(res, 200, {
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      body: req.body.toString("latin1"),
+    }),
+  );
+}

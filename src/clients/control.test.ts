@@ -1,11 +1,9 @@
 import { describe, expect } from "vitest";
 import type { TestReference, TestReferenceOptions } from "../test-support/reference.js";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { CONTROL_TABLE, SHORTHANDS } from "../doors/control/table.js";
 import { ControlClient, ControlError, ReferenceUnreachableError } from "./control.js";
 import { CONTROL_KEY, controlledReference } from "../test-support/control.js";
-import { serverTest, type ServeBare } from "../test-support/serve.js";
+import { freePort, serverTest, type ServeBare } from "../test-support/serve.js";
 
 // The typed client against a real listening server: what a Playwright fixture does.
 
@@ -125,20 +123,9 @@ describe("one vocabulary in process and over HTTP", () => {
   });
 });
 
-/** A port on which nothing listens (just closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  await once(server, "close");
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
 describe("when the reference cannot be reached, or is not what answers", () => {
   it("says the reference at the URL could not be reached, and why", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
     const error = await new ControlClient({ baseUrl, key: CONTROL_KEY }).reset().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReferenceUnreachableError);
